@@ -1,0 +1,255 @@
+"""Token character offsets, and span-to-token alignment.
+
+Plugins speak in characters of the completion text; the loss speaks in tokens. This module maps
+one onto the other:
+
+- :func:`decode_with_offsets` decodes completion token ids and gives each token its ``[start, end)``
+  character range in the decoded text. For byte-level BPE a token may hold part of a multi-byte
+  character; such a token covers that whole character (both tokens that share it overlap it), so no
+  later offset shifts. Offsets are checked against ``tokenizer.decode``; tokenizers whose pieces do
+  not concatenate to the decoded text fall back to exact prefix decoding.
+- :func:`align_spans` turns character spans into a ``(B, T)`` tensor, vectorised: a span
+  ``[start, end)`` adds its value to every token whose character range overlaps it (placement
+  ``span``), or only to the last such token (placement ``last``, for step-end rewards).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Literal
+
+import numpy as np
+
+if TYPE_CHECKING:
+    import torch
+
+    from botgrpo_core.signals import Span
+
+Placement = Literal["span", "last"]
+
+
+class AlignmentError(ValueError):
+    """Spans or offsets that do not fit the completion text."""
+
+
+# --- offsets --------------------------------------------------------------------------------------------------
+@functools.lru_cache(maxsize=1)
+def _byte_decoder() -> dict[str, int]:
+    """Inverse of GPT-2's ``bytes_to_unicode`` (byte-level BPE writes each byte as a printable char)."""
+    printable = list(range(ord("!"), ord("~") + 1)) + list(range(ord("¡"), ord("¬") + 1))
+    printable += list(range(ord("®"), ord("ÿ") + 1))
+    chars = printable[:]
+    extra = 0
+    for b in range(256):
+        if b not in printable:
+            printable.append(b)
+            chars.append(256 + extra)
+            extra += 1
+    return {chr(c): b for b, c in zip(printable, chars)}
+
+
+def _decoder_kind(tokenizer: Any) -> str:
+    backend = getattr(tokenizer, "backend_tokenizer", None) or getattr(tokenizer, "_tokenizer", None)
+    decoder = getattr(backend, "decoder", None)
+    if decoder is None:
+        return "plain"
+    text = repr(decoder) + str(getattr(decoder, "__getstate__", lambda: "")())
+    if "ByteLevel" in text:
+        return "byte_level"
+    if "ByteFallback" in text or "Metaspace" in text or "▁" in text:
+        return "sentencepiece"
+    return "plain"
+
+
+def _piece_bytes(piece: str, kind: str) -> bytes:
+    if kind == "byte_level":
+        table = _byte_decoder()
+        return bytes(table[c] for c in piece) if all(c in table for c in piece) else piece.encode()
+    if kind == "sentencepiece":
+        if len(piece) == 6 and piece.startswith("<0x") and piece.endswith(">"):
+            try:
+                return bytes([int(piece[3:5], 16)])
+            except ValueError:
+                pass
+        return piece.replace("▁", " ").encode()
+    return piece.encode()
+
+
+def byte_to_char_offsets(data: bytes, byte_offsets: np.ndarray) -> np.ndarray:
+    """Map byte boundaries of UTF-8 ``data`` to character indices of ``data.decode()``.
+
+    A boundary inside a multi-byte character maps to the end of that character when it closes a
+    range and to its start when it opens one; callers pass ``(starts, ends)`` and get both.
+
+    :param byte_offsets: ``(N, 2)`` int array of ``[start, end)`` byte ranges.
+    :returns: ``(N, 2)`` int array of character ranges.
+    """
+    arr = np.frombuffer(data, dtype=np.uint8)
+    is_char_start = (arr & 0xC0) != 0x80  # continuation bytes are 10xxxxxx
+    char_of_byte = np.cumsum(is_char_start) - 1  # (nbytes,)
+    n_chars = int(is_char_start.sum())
+    starts, ends = byte_offsets[:, 0], byte_offsets[:, 1]
+    out = np.empty_like(byte_offsets)
+    char_at = np.append(char_of_byte, n_chars)  # a boundary at the end maps to n_chars
+    out[:, 0] = char_at[np.minimum(starts, len(arr))]
+    # end: one past the character that holds the range's last byte (an empty range stays empty)
+    last_byte = np.minimum(np.maximum(ends - 1, 0), len(arr))
+    out[:, 1] = np.where(ends > starts, char_at[last_byte] + 1, out[:, 0])
+    return out
+
+
+def decode_with_offsets(
+    tokenizer: Any, token_ids: Sequence[int], *, skip_special_tokens: bool = True
+) -> tuple[str, list[tuple[int, int]]]:
+    """Decode completion ids and give each token its character range in the decoded text.
+
+    Special tokens that decoding skips get an empty range at their position.
+
+    :returns: ``(text, offsets)`` with ``len(offsets) == len(token_ids)``.
+    """
+    ids = [int(i) for i in token_ids]
+    text = tokenizer.decode(ids, skip_special_tokens=skip_special_tokens)
+    if not ids:
+        return text, []
+    special = set(getattr(tokenizer, "all_special_ids", ()) or ()) if skip_special_tokens else set()
+    kind = _decoder_kind(tokenizer)
+    pieces = tokenizer.convert_ids_to_tokens(ids)
+    chunks = [b"" if i in special else _piece_bytes(p, kind) for i, p in zip(ids, pieces)]
+    data = b"".join(chunks)
+    if data.decode("utf-8", errors="replace") == text and "\ufffd" not in text:
+        lengths = np.fromiter((len(c) for c in chunks), dtype=np.int64, count=len(chunks))
+        ends = np.cumsum(lengths)
+        byte_ranges = np.stack([ends - lengths, ends], axis=1)
+        char_ranges = byte_to_char_offsets(data, byte_ranges)
+        return text, [(int(s), int(e)) for s, e in char_ranges]
+    return text, _prefix_offsets(tokenizer, ids, text, skip_special_tokens)
+
+
+def _prefix_offsets(tokenizer: Any, ids: list[int], text: str, skip: bool) -> list[tuple[int, int]]:
+    """Exact but quadratic fallback: decode every prefix and take the common-prefix lengths."""
+    offsets: list[tuple[int, int]] = []
+    previous = 0
+    for t in range(len(ids)):
+        prefix = tokenizer.decode(ids[: t + 1], skip_special_tokens=skip)
+        # A prefix that ends inside a multi-byte char decodes to U+FFFD: it has not reached that char yet.
+        stable = len(prefix.rstrip("\ufffd")) if t + 1 < len(ids) else len(text)
+        common = 0
+        limit = min(stable, len(text))
+        while common < limit and prefix[common] == text[common]:
+            common += 1
+        end = max(previous, common)
+        offsets.append((min(previous, end), end))
+        previous = end
+    return offsets
+
+
+def check_offsets(text: str, offsets: Sequence[tuple[int, int]]) -> None:
+    """Raise :class:`AlignmentError` unless offsets are ranges inside ``text`` with non-decreasing ends.
+
+    Two neighbouring tokens may share a character (a byte-level token split a multi-byte one), so
+    ranges may overlap by that character, but never go backwards.
+    """
+    previous = (0, 0)
+    for t, (start, end) in enumerate(offsets):
+        if not (0 <= start <= end <= len(text)) or start < previous[0] or end < previous[1]:
+            raise AlignmentError(
+                f"token {t} has character range {(start, end)} after {previous}, in a text of length "
+                f"{len(text)}: offsets must be ranges within the completion that never go backwards"
+            )
+        previous = (start, end)
+
+
+# --- spans -> tokens -----------------------------------------------------------------------------------------
+def span_problem(span: Span, text_length: int) -> str | None:
+    """Why a span does not fit a completion of ``text_length`` characters, or ``None`` if it does."""
+    if not (0 <= span.start <= span.end):
+        return f"span {(span.start, span.end)} is not a range (need 0 <= start <= end)"
+    if span.end > text_length:
+        return f"span {(span.start, span.end)} ends past the completion (length {text_length})"
+    if span.value != span.value or span.value in (float("inf"), float("-inf")):
+        return f"span {(span.start, span.end)} has a non-finite value {span.value}"
+    return None
+
+
+def offsets_tensor(offsets: Sequence[Sequence[tuple[int, int]]], num_tokens: int | None = None) -> torch.Tensor:
+    """Pad per-sample offsets into a ``(B, T, 2)`` long tensor; padding is ``(-1, -1)``."""
+    import torch
+
+    width = num_tokens if num_tokens is not None else max((len(o) for o in offsets), default=0)
+    out = torch.full((len(offsets), width, 2), -1, dtype=torch.long)
+    for row, row_offsets in enumerate(offsets):
+        if len(row_offsets):
+            out[row, : len(row_offsets)] = torch.as_tensor(np.asarray(row_offsets, dtype=np.int64)[:width])
+    return out
+
+
+def align_spans(
+    spans: Sequence[Sequence[Span]],
+    offsets: torch.Tensor,
+    text_lengths: Sequence[int],
+    *,
+    placement: Placement = "span",
+) -> torch.Tensor:
+    """Spread span values over tokens.
+
+    :param spans: per sample, a list of spans in completion characters.
+    :param offsets: ``(B, T, 2)`` token character ranges, padding ``(-1, -1)`` (see :func:`offsets_tensor`).
+    :param text_lengths: ``(B,)`` completion lengths in characters.
+    :param placement: ``span``: each overlapping token gets the value; ``last``: only the last one.
+    :returns: ``(B, T)`` float32; overlapping spans add up. A zero-width span ``[a, a)`` counts as the
+        character at ``a`` (the last character when ``a`` is the end of the text).
+    :raises AlignmentError: for a span outside its text.
+    """
+    import torch
+
+    B, T = offsets.shape[0], offsets.shape[1]
+    out = torch.zeros(B, T, dtype=torch.float32)
+    rows, starts, ends, values = [], [], [], []
+    for row, row_spans in enumerate(spans):
+        for span in row_spans:
+            problem = span_problem(span, text_lengths[row])
+            if problem:
+                raise AlignmentError(f"sample {row}: {problem}")
+            start, end = span.start, span.end
+            if start == end:  # widen a position to the character there
+                if text_lengths[row] == 0:
+                    continue
+                start, end = (start, start + 1) if start < text_lengths[row] else (start - 1, start)
+            rows.append(row)
+            starts.append(start)
+            ends.append(end)
+            values.append(span.value)
+    if not rows or T == 0:
+        return out
+    row_t = torch.tensor(rows, dtype=torch.long)
+    start_t = torch.tensor(starts, dtype=torch.long)
+    end_t = torch.tensor(ends, dtype=torch.long)
+    value_t = torch.tensor(values, dtype=torch.float32)
+
+    # Flatten rows into one sorted sequence: row r's offsets live in [r * big, (r + 1) * big).
+    big = int(max(max(text_lengths), int(offsets.max())) + 2)
+    row_base = (torch.arange(B, dtype=torch.long) * big).unsqueeze(1)  # (B, 1)
+    padding = offsets[..., 0] < 0  # (B, T)
+    tok_start = torch.where(padding, big - 1, offsets[..., 0]) + row_base  # (B, T), non-decreasing
+    tok_end = torch.where(padding, big - 1, offsets[..., 1]) + row_base
+    flat_start, flat_end = tok_start.reshape(-1), tok_end.reshape(-1)
+    base = row_t * big
+    first = torch.searchsorted(flat_end, start_t + base, right=True)  # first token with end > start
+    stop = torch.searchsorted(flat_start, end_t + base, right=False)  # first token with start >= end
+    count = (stop - first).clamp(min=0)  # (S,) tokens each span touches
+
+    flat_out = out.view(-1)
+    if placement == "last":
+        hit = count > 0
+        flat_out.index_add_(0, (stop - 1)[hit], value_t[hit])
+        return out
+    if placement != "span":
+        raise ValueError(f"placement must be 'span' or 'last', got {placement!r}")
+    # Expand every (span, token) pair: exact sums, no cumulative-sum round-off.
+    span_of_pair = torch.repeat_interleave(torch.arange(len(rows)), count)  # (P,)
+    pair_rank = torch.arange(span_of_pair.numel()) - torch.repeat_interleave(torch.cumsum(count, 0) - count, count)
+    token_of_pair = first[span_of_pair] + pair_rank
+    non_empty = (flat_end - flat_start)[token_of_pair] > 0  # empty-range tokens overlap nothing
+    flat_out.index_add_(0, token_of_pair[non_empty], value_t[span_of_pair][non_empty])
+    return out

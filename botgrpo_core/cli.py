@@ -1,0 +1,145 @@
+"""The ``botgrpo`` command line.
+
+Start-up must stay instant: this module imports only the standard library at top level; each
+command imports what it needs (``plugins`` and ``validate`` never import torch).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import warnings
+from collections.abc import Sequence
+
+
+def _cmd_plugins(args: argparse.Namespace) -> int:
+    from botgrpo_core.plugins import get_plugin_manager
+
+    manager = get_plugin_manager()
+    manager.load_all()
+    registered = manager.signals()
+    plugins = []
+    for info in manager.plugins():
+        signals = []
+        for name in info.signals:
+            spec = registered[name].spec
+            bounds = spec.bounds if not callable(spec.bounds) else "depends on params"
+            signals.append({"name": name, "kind": spec.kind, "bounds": bounds, "description": spec.description})
+        plugins.append(
+            {"name": info.name, "distribution": info.distribution, "version": info.version,
+             "hooks": list(info.hooks), "signals": signals}
+        )
+    errors = [
+        {"entry_point": f.entry_point, "distribution": f.distribution, "version": f.version,
+         "error": f.error, "traceback": f.traceback}
+        for f in manager.failures.values()
+    ]
+    not_allowed = [{"entry_point": n, "distribution": d, "version": v} for n, d, v, ok in manager.installed() if not ok]
+    if args.json:
+        print(json.dumps({"plugins": plugins, "load_errors": errors, "not_allowed": not_allowed}, indent=2, default=list))
+        return 0
+    for p in plugins:
+        print(f"{p['name']}  ({p['distribution']} {p['version']})  hooks: {', '.join(p['hooks'])}")
+        for s in p["signals"]:
+            bounds = s["bounds"] if isinstance(s["bounds"], str) else f"[{s['bounds'][0]:g}, {s['bounds'][1]:g}]"
+            print(f"    {s['name']:<24} {s['kind']:<7} {bounds:<18} {s['description']}")
+    for e in errors:
+        print(f"LOAD ERROR  {e['entry_point']}  ({e['distribution']} {e['version']}): {e['error']}", file=sys.stderr)
+    for n in not_allowed:
+        print(f"not loaded  {n['entry_point']}  ({n['distribution']} {n['version']}): not in BOTGRPO_LOAD_PLUGINS")
+    return 0
+
+
+def _cmd_validate(args: argparse.Namespace) -> int:
+    from botgrpo_core.config import ConfigError, load_config
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            config = load_config(args.run_file, args.set or [])
+        except ConfigError as exc:
+            print(str(exc), file=sys.stderr)
+            return 2
+    for w in caught:
+        print(f"warning: {w.message}", file=sys.stderr)
+    signals = ", ".join(f"{s.name} x{s.weight:g}" for s in config.rewards.signals)
+    print(
+        f"{args.run_file}: OK  (preset {config.algorithm.preset}; alpha {config.rewards.alpha:g}, "
+        f"beta {config.rewards.beta:g}; signals: {signals})"
+    )
+    return 0
+
+
+def _cmd_score(args: argparse.Namespace) -> int:
+    from botgrpo_core.score_cmd import run_score
+
+    return run_score(args)
+
+
+def _cmd_train(args: argparse.Namespace) -> int:
+    from botgrpo_core.config import ConfigError, load_config
+
+    try:
+        config = load_config(args.run_file, args.set or [])
+    except ConfigError as exc:
+        print(str(exc), file=sys.stderr)
+        return 2
+    from botgrpo_core.train import TrainingSetupError, run_training
+
+    try:
+        run_training(config, resume=args.resume)
+    except (TrainingSetupError, ConfigError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="botgrpo",
+        description="BoT-GRPO: RL for reasoning LLMs with token-level rewards (bag-of-tokens advantages).",
+    )
+    from botgrpo_core import __version__
+
+    parser.add_argument("--version", action="version", version=f"botgrpo {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    p = sub.add_parser("plugins", help="list installed plugins, their signals and load errors")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.set_defaults(func=_cmd_plugins)
+
+    p = sub.add_parser("validate", help="check a run file without loading models")
+    p.add_argument("run_file", help="the run YAML")
+    p.add_argument("--set", action="append", metavar="KEY=VALUE", help="override a key, e.g. training.steps=10")
+    p.set_defaults(func=_cmd_validate)
+
+    p = sub.add_parser("score", help="score completions with a run file's mixture; show token rewards and advantages")
+    p.add_argument("run_file", help="the run YAML (its rewards and algorithm sections are used)")
+    p.add_argument("--input", required=True, help="JSONL with prompt, completion and the row's other fields")
+    p.add_argument("--tokenizer", default=None, help="hub id, local path, or 'tiny' (default: the run's model)")
+    p.add_argument("--html", metavar="OUT.html", help="write a self-contained HTML heatmap")
+    p.add_argument("--json", action="store_true", help="print per-sample tokens, signal values, rewards, advantages")
+    p.add_argument("--group-size", type=int, default=None, help="rollouts per prompt (default: group by prompt)")
+    p.add_argument("--set", action="append", metavar="KEY=VALUE", help="override a key of the run file")
+    p.set_defaults(func=_cmd_score)
+
+    p = sub.add_parser("train", help="train a policy from a run file")
+    p.add_argument("run_file", help="the run YAML")
+    p.add_argument("--set", action="append", metavar="KEY=VALUE", help="override a key, e.g. training.steps=10")
+    p.add_argument("--resume", action="store_true", help="continue from the last checkpoint in the output dir")
+    p.set_defaults(func=_cmd_train)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 0
+    return int(args.func(args) or 0)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,59 @@
+"""Hook specifications for botgrpo plugins (pluggy project name ``botgrpo``).
+
+A plugin is a module (or object) with functions marked ``@botgrpo_core.hookimpl``, published under the
+entry-point group ``botgrpo``. The entry-point *name* is the plugin's signal namespace: a plugin that
+registers ``jsx.compiles`` is published as ``jsx = "botgrpo_jsx.plugin"``, so the core imports it only
+when a config uses a ``jsx.*`` signal. Hooks are called with keyword arguments; never rely on the
+order in which plugins are called.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+import pluggy
+
+if TYPE_CHECKING:  # keep plugin imports free of torch
+    from botgrpo_core.advantages import EstimatorFn
+    from botgrpo_core.signals import SignalSpec
+
+PROJECT_NAME = "botgrpo"
+ENTRY_POINT_GROUP = "botgrpo"
+
+hookspec = pluggy.HookspecMarker(PROJECT_NAME)
+hookimpl = pluggy.HookimplMarker(PROJECT_NAME)
+
+
+class TokenRewardSpec:
+    """The hooks a botgrpo plugin can implement."""
+
+    @hookspec
+    def botgrpo_register_signals(self, register: Callable[[SignalSpec], None]) -> None:
+        """Register reward signals.
+
+        Call ``register`` once per :class:`~botgrpo_core.signals.SignalSpec`. Registration must be
+        cheap: import heavy libraries inside ``make_scorer``, not at module level.
+
+        :param register: callback taking one ``SignalSpec``. A name already registered by another
+            distribution raises ``DuplicateSignalError`` naming both distributions.
+        :returns: nothing; results are collected through ``register``.
+
+        Shapes: a global signal's scorer returns one float per sample ``(B,)``; a local one returns,
+        per sample, a list of ``Span`` in completion characters or ``TokenValues`` of length ``T_i``.
+
+        .. versionadded:: 0.1
+        """
+
+    @hookspec
+    def botgrpo_register_estimators(self, register: Callable[[str, EstimatorFn], None]) -> None:
+        """Register advantage estimators usable as ``algorithm.estimator`` in a run file.
+
+        :param register: callback ``register(name, fn)``; ``fn(token_rewards, mask, group_index,
+            num_groups, **options)`` takes token rewards ``(B, T)`` float, completion mask ``(B, T)``
+            bool, ``group_index`` ``(B,)`` long in ``[0, num_groups)`` and returns ``(B, T)``
+            advantages, 0 on padding. A name that is already registered raises ``ValueError``.
+        :returns: nothing; results are collected through ``register``.
+
+        .. versionadded:: 0.1
+        """

@@ -1,0 +1,332 @@
+"""Score a batch with every configured signal and mix the results into token rewards.
+
+``r[i,t] = alpha * sum_j a_j R_j[i] + beta * sum_k b_k S_k[i,t]`` over completion tokens, where a
+global signal ``R_j`` gives one value per rollout (spread over all its tokens) and a local signal
+``S_k`` gives character spans aligned onto tokens (:mod:`botgrpo_core.alignment`).
+
+A sample that fails (raises, times out, runs out of memory, returns NaN or a malformed result)
+gets its signal's ``on_error`` policy: ``zero`` (value 0 / no spans), ``nan`` (the rollout is dropped
+from the advantage statistics: its token rewards are NaN, for ``nan_policy="mask"``), or ``raise``.
+Failures are counted per signal and reason; one bad sample never stops the batch.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import numbers
+from collections import Counter, OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from botgrpo_core.alignment import align_spans, decode_with_offsets, offsets_tensor, span_problem
+from botgrpo_core.config import RewardsConfig, SignalConfig, validate_params
+from botgrpo_core.pool import WorkerPool
+from botgrpo_core.signals import Sample, SampleError, Scorer, Span, TokenValues
+
+if TYPE_CHECKING:
+    import torch
+    from pydantic import BaseModel
+
+    from botgrpo_core.plugins import PluginManager, RegisteredSignal
+
+
+class SignalError(RuntimeError):
+    """A signal failed on a sample and its ``on_error`` policy is ``raise``."""
+
+
+@dataclass
+class SignalOutcome:
+    """What one signal gave a batch."""
+
+    name: str
+    kind: str
+    weight: float
+    #: per sample: float (global), list of Span or TokenValues (local), or SampleError
+    results: list[Any]
+    #: ``(B,)`` for global signals, ``(B, T)`` aligned values for local ones (0 where failed)
+    values: torch.Tensor
+    failed: list[bool]
+    reasons: Counter = field(default_factory=Counter)
+    cache_hits: int = 0
+
+
+@dataclass
+class MixtureOutput:
+    """Token rewards for a batch, and how they were made."""
+
+    token_rewards: torch.Tensor  # (B, T) float32; 0 on padding, NaN on valid tokens of dropped rollouts
+    mask: torch.Tensor  # (B, T) bool completion mask
+    valid: torch.Tensor  # (B,) bool: False = dropped by an on_error 'nan' policy
+    outcome: torch.Tensor  # (B,) sum_j a_j R_j (before alpha)
+    local: torch.Tensor  # (B, T) sum_k b_k S_k (before beta)
+    signals: dict[str, SignalOutcome]
+    metrics: dict[str, float]
+
+
+# --- worker-process side: the scorer is built once per worker --------------------------------------------------
+_WORKER_SCORER: Scorer | None = None
+
+
+def _init_worker_scorer(make_scorer: Any, params: Any) -> None:
+    global _WORKER_SCORER
+    _WORKER_SCORER = make_scorer(params)
+
+
+def _score_in_worker(sample: Sample) -> Any:
+    assert _WORKER_SCORER is not None, "worker started without a scorer"
+    results = list(_WORKER_SCORER.score([sample]))
+    if len(results) != 1:
+        raise ValueError(f"score() returned {len(results)} results for 1 sample")
+    return results[0]
+
+
+class _SignalRunner:
+    """One configured signal: its scorer (in-process or in a worker pool), params, cache and checks."""
+
+    def __init__(self, config: SignalConfig, registered: RegisteredSignal, params: BaseModel, path: str) -> None:
+        self.config = config
+        self.registered = registered
+        self.spec = registered.spec
+        self.params = params
+        self.path = path
+        self.bounds = self.spec.resolve_bounds(params)
+        self._scorer: Scorer | None = None
+        self._pool: WorkerPool | None = None
+        self._cache: OrderedDict[tuple[str, str, str], Any] = OrderedDict()
+        self._cache_size = 100_000
+        self._params_key = params.model_dump_json()
+
+    # scorer construction is lazy: heavy plugins load their models on first use
+    def _score_raw(self, samples: list[Sample]) -> list[Any]:
+        if self.config.workers > 0:
+            if self._pool is None:
+                self._pool = WorkerPool(
+                    _score_in_worker,
+                    workers=self.config.workers,
+                    timeout_s=self.config.timeout_s,
+                    memory_mb=self.config.memory_mb,
+                    initializer=_init_worker_scorer,
+                    initargs=(self.spec.make_scorer, self.params),
+                )
+            return self._pool.map(samples)
+        if self._scorer is None:
+            self._scorer = self.spec.make_scorer(self.params)
+        try:
+            results = list(self._scorer.score(samples))
+        except Exception:
+            # isolate the failing samples: score one by one
+            return [self._score_one(s) for s in samples]
+        if len(results) != len(samples):
+            message = (
+                f"signal {self.spec.name!r} (plugin {self.registered.distribution}) returned {len(results)} "
+                f"results for {len(samples)} samples; score() must return one result per sample"
+            )
+            return [SampleError(message, reason="invalid") for _ in samples]
+        return results
+
+    def _score_one(self, sample: Sample) -> Any:
+        assert self._scorer is not None
+        try:
+            results = list(self._scorer.score([sample]))
+        except Exception as exc:
+            return SampleError(f"{type(exc).__name__}: {exc}", reason="error")
+        if len(results) != 1:
+            return SampleError(f"score() returned {len(results)} results for 1 sample", reason="invalid")
+        return results[0]
+
+    def _key(self, sample: Sample) -> tuple[str, str, str]:
+        row = json.dumps(dict(sample.row), sort_keys=True, default=str)
+        return (sample.prompt, sample.completion, row)
+
+    def score(self, samples: Sequence[Sample]) -> tuple[list[Any], int]:
+        """Normalised results (a value, spans, TokenValues or SampleError) and the number of cache hits."""
+        results: list[Any] = [None] * len(samples)
+        todo: list[int] = []
+        hits = 0
+        for i, sample in enumerate(samples):
+            key = self._key(sample) if self.config.cache else None
+            if key is not None and key in self._cache:
+                self._cache.move_to_end(key)
+                results[i] = self._cache[key]
+                hits += 1
+            else:
+                todo.append(i)
+        if todo:
+            raw = self._score_raw([samples[i] for i in todo])
+            for i, result in zip(todo, raw):
+                checked = self._check(result, samples[i])
+                results[i] = checked
+                if self.config.cache and not isinstance(checked, SampleError):
+                    self._cache[self._key(samples[i])] = checked
+                    if len(self._cache) > self._cache_size:
+                        self._cache.popitem(last=False)
+        return results, hits
+
+    def _check(self, result: Any, sample: Sample) -> Any:
+        """Validate a result against the signal's kind and bounds; a bad one becomes a SampleError."""
+        if isinstance(result, SampleError):
+            return result
+        if isinstance(result, BaseException):
+            return SampleError(f"{type(result).__name__}: {result}", reason="error")
+        low, high = self.bounds
+        tolerance = 1e-6 * max(1.0, abs(low), abs(high))
+        name = self.spec.name
+        if self.spec.kind == "global":
+            if isinstance(result, bool) or not isinstance(result, numbers.Real):
+                if hasattr(result, "item") and getattr(result, "numel", lambda: 1)() == 1:
+                    result = result.item()
+                else:
+                    return SampleError(f"{name}: a global signal must return a number, got {type(result).__name__}", "invalid")
+            value = float(result)
+            if math.isnan(value):
+                return SampleError(f"{name}: returned NaN", reason="nan")
+            if not (low - tolerance <= value <= high + tolerance):
+                return SampleError(f"{name}: value {value} is outside the declared bounds {self.bounds}", "invalid")
+            return value
+        if isinstance(result, TokenValues):
+            values = list(result.values)
+            if len(values) != len(sample.offsets):
+                return SampleError(
+                    f"{name}: {len(values)} token values for {len(sample.offsets)} tokens", reason="invalid"
+                )
+            for v in values:
+                if not (low - tolerance <= float(v) <= high + tolerance):  # NaN fails this too
+                    return SampleError(f"{name}: token value {v} outside the declared bounds {self.bounds}", "invalid")
+            return result
+        if isinstance(result, (list, tuple)):
+            spans = list(result)
+            for span in spans:
+                if not isinstance(span, Span):
+                    return SampleError(f"{name}: a local signal returns Span objects, got {type(span).__name__}", "invalid")
+                problem = span_problem(span, len(sample.completion))
+                if problem:
+                    return SampleError(f"{name}: {problem}", reason="nan" if "non-finite" in problem else "invalid")
+                if not (low - tolerance <= span.value <= high + tolerance):
+                    return SampleError(f"{name}: span value {span.value} outside the declared bounds {self.bounds}", "invalid")
+            return spans
+        return SampleError(f"{name}: unsupported result type {type(result).__name__}", reason="invalid")
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.close()
+            self._pool = None
+
+
+class RewardMixture:
+    """The configured mixture of signals, ready to score batches.
+
+    :param config: the ``rewards`` section of a run file.
+    :param manager: plugin manager (default: the process-wide one).
+    """
+
+    def __init__(self, config: RewardsConfig, manager: PluginManager | None = None) -> None:
+        from botgrpo_core.plugins import get_plugin_manager
+
+        self.config = config
+        manager = manager or get_plugin_manager()
+        self.runners: list[_SignalRunner] = []
+        for i, signal in enumerate(config.signals):
+            path = f"rewards.signals[{i}]"
+            registered = manager.get_signal(signal.name)
+            params = validate_params(registered, signal, path)
+            self.runners.append(_SignalRunner(signal, registered, params, path))
+
+    def required_fields(self) -> dict[str, tuple[str, ...]]:
+        """Row fields each signal reads: ``{signal name: fields}``."""
+        return {r.spec.name: r.spec.resolve_required_fields(r.params) for r in self.runners}
+
+    def score_batch(self, samples: Sequence[Sample], mask: torch.Tensor | None = None) -> MixtureOutput:
+        """Score ``samples`` and mix.
+
+        :param samples: ``B`` samples with ``offsets`` for their completion tokens.
+        :param mask: optional ``(B, T)`` completion mask; by default token ``t`` of sample ``i`` is
+            valid for ``t < len(samples[i].offsets)`` and ``T`` is the longest.
+        """
+        import torch
+
+        B = len(samples)
+        lengths = torch.tensor([len(s.offsets) for s in samples], dtype=torch.long)
+        T = int(mask.shape[1]) if mask is not None else int(lengths.max()) if B else 0
+        if mask is None:
+            mask = torch.arange(T).unsqueeze(0) < lengths.unsqueeze(1)  # (B, T)
+        mask = mask.bool()
+        offsets = offsets_tensor([s.offsets for s in samples], T)  # (B, T, 2)
+        text_lengths = [len(s.completion) for s in samples]
+
+        outcome = torch.zeros(B, dtype=torch.float32)
+        local = torch.zeros(B, T, dtype=torch.float32)
+        valid = torch.ones(B, dtype=torch.bool)
+        outcomes: dict[str, SignalOutcome] = {}
+        metrics: dict[str, float] = {}
+        for runner in self.runners:
+            cfg, spec = runner.config, runner.spec
+            results, hits = runner.score(samples)
+            failed = [isinstance(r, SampleError) for r in results]
+            reasons: Counter = Counter(r.reason for r in results if isinstance(r, SampleError))
+            if cfg.on_error == "raise" and any(failed):
+                i = failed.index(True)
+                raise SignalError(
+                    f"signal {spec.name!r} (plugin {runner.registered.distribution}) failed on sample {i} "
+                    f"({results[i].reason}): {results[i]}. To skip such samples set {runner.path}.on_error "
+                    "to 'zero' or 'nan'."
+                )
+            if cfg.on_error == "nan":
+                valid &= ~torch.tensor(failed, dtype=torch.bool)
+            if spec.kind == "global":
+                values = torch.tensor([0.0 if f else float(r) for r, f in zip(results, failed)], dtype=torch.float32)
+                outcome += cfg.weight * values
+                ok = [v for v, f in zip(values.tolist(), failed) if not f]
+                metrics[f"signal/{spec.name}/mean"] = sum(ok) / len(ok) if ok else float("nan")
+            else:
+                spans = [r if isinstance(r, list) else [] for r in results]
+                values = align_spans(spans, offsets, text_lengths, placement=cfg.placement)
+                for i, r in enumerate(results):
+                    if isinstance(r, TokenValues):
+                        row = torch.tensor([float(v) for v in r.values], dtype=torch.float32)[:T]
+                        values[i, : row.numel()] += row
+                values = values * mask
+                local += cfg.weight * values
+                per_rollout = values.sum(1) / lengths.clamp(min=1)
+                ok = [v for v, f in zip(per_rollout.tolist(), failed) if not f]
+                metrics[f"signal/{spec.name}/mean"] = sum(ok) / len(ok) if ok else float("nan")
+                metrics[f"signal/{spec.name}/spans_per_sample"] = sum(len(s) for s in spans) / max(B, 1)
+            metrics[f"signal/{spec.name}/error_frac"] = sum(failed) / max(B, 1)
+            metrics[f"signal/{spec.name}/timeout_frac"] = reasons["timeout"] / max(B, 1)
+            metrics[f"signal/{spec.name}/cache_hits"] = float(hits)
+            outcomes[spec.name] = SignalOutcome(spec.name, spec.kind, cfg.weight, results, values, failed, reasons, hits)
+
+        alpha, beta = self.config.alpha, self.config.beta
+        token_rewards = (alpha * outcome.unsqueeze(1) + beta * local) * mask  # (B, T)
+        dropped = (~valid).unsqueeze(1) & mask
+        token_rewards = token_rewards.masked_fill(dropped, float("nan"))
+        metrics["rewards/valid_frac"] = float(valid.float().mean()) if B else 1.0
+        metrics["rewards/outcome_mean"] = float(outcome[valid].mean()) if bool(valid.any()) else float("nan")
+        return MixtureOutput(token_rewards, mask, valid, outcome, local, outcomes, metrics)
+
+    def close(self) -> None:
+        """Stop the signals' worker processes."""
+        for runner in self.runners:
+            runner.close()
+
+    def __enter__(self) -> RewardMixture:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def make_samples(
+    tokenizer: Any,
+    prompts: Sequence[str],
+    completion_ids: Sequence[Sequence[int]],
+    rows: Sequence[dict[str, Any]] | None = None,
+) -> list[Sample]:
+    """Decode completions and attach token character offsets (for trainers and ``botgrpo score``)."""
+    samples = []
+    for i, (prompt, ids) in enumerate(zip(prompts, completion_ids)):
+        text, offsets = decode_with_offsets(tokenizer, ids)
+        row = dict(rows[i]) if rows is not None else {}
+        samples.append(Sample(prompt=prompt, completion=text, token_ids=tuple(int(t) for t in ids), offsets=offsets, row=row))
+    return samples

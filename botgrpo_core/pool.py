@@ -1,0 +1,270 @@
+"""A process pool for untrusted, CPU-heavy scoring: per-task timeout and memory bound.
+
+``concurrent.futures.ProcessPoolExecutor`` cannot kill one hung task (a ``9**9**9`` in a sympy
+checker, a tree-sitter parse that never returns) without breaking the whole pool, so each worker
+here is its own process behind a pipe: a task over its deadline gets its worker SIGKILLed and
+replaced, and the task's result is a :class:`~botgrpo_core.signals.SampleError`. Memory is bounded
+with ``RLIMIT_AS`` inside each worker (headroom over the worker's size after start-up), so an
+allocation bomb raises ``MemoryError`` there instead of taking the machine down.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import threading
+import time
+import traceback
+from collections import deque
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from multiprocessing.connection import Connection, wait
+from typing import Any
+
+from botgrpo_core.signals import SampleError
+
+_PAGE_SIZE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+
+
+def _address_space_bytes() -> int:
+    """Virtual size of this process (what ``RLIMIT_AS`` counts)."""
+    try:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[0]) * _PAGE_SIZE
+    except OSError:  # not Linux: no reliable reading, so no headroom arithmetic
+        return 0
+
+
+def _limit_memory(headroom_mb: int | None) -> None:
+    if headroom_mb is None:
+        return
+    try:
+        import resource
+    except ImportError:  # pragma: no cover - Windows
+        return
+    limit = _address_space_bytes() + headroom_mb * 1024 * 1024
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+
+def _worker_main(
+    conn: Connection,
+    fn: Callable[[Any], Any],
+    memory_mb: int | None,
+    initializer: Callable[..., None] | None,
+    initargs: tuple[Any, ...],
+) -> None:
+    """Worker loop: receive ``(task_id, item)``, send ``(task_id, status, payload)``."""
+    if initializer is not None:
+        initializer(*initargs)
+    _limit_memory(memory_mb)
+    conn.send(("ready", None, None))
+    while True:
+        try:
+            message = conn.recv()
+        except (EOFError, OSError):
+            return
+        if message is None:
+            return
+        task_id, item = message
+        try:
+            reply = (task_id, "ok", fn(item))
+        except MemoryError:
+            reply = (task_id, "memory", "MemoryError: the task exceeded the worker's memory limit")
+        except BaseException as exc:
+            reply = (task_id, "error", "".join(traceback.format_exception_only(type(exc), exc)).strip())
+        try:
+            conn.send(reply)
+        except MemoryError:
+            conn.send((task_id, "memory", "MemoryError while sending the result"))
+        except Exception as exc:  # e.g. an unpicklable result
+            conn.send((task_id, "error", f"result could not be sent back: {exc!r}"))
+        if reply[1] == "memory":
+            return  # the heap may be fragmented past the limit: let the parent start a fresh worker
+
+
+@dataclass
+class _Worker:
+    process: Any
+    conn: Connection
+    task: int | None = None
+    deadline: float = 0.0
+
+
+class WorkerPool:
+    """Run ``fn(item)`` for many items in worker processes, each under a deadline and a memory bound.
+
+    :param fn: a picklable (module-level) function of one picklable argument.
+    :param workers: number of worker processes (started on first use).
+    :param timeout_s: default per-task wall-clock limit; a worker over it is killed and replaced.
+    :param memory_mb: address-space headroom per worker above its size after start-up and the
+        initializer (``None``: unbounded). Allocations past it raise ``MemoryError`` in the worker.
+    :param initializer: called once in each new worker with ``initargs`` (load a model, patch builtins).
+    :param start_method: ``forkserver`` (default: safe with threads and torch loaded in the parent).
+
+    ``map`` returns one entry per item in order: the function's result, or a ``SampleError`` with
+    ``reason`` ``error`` (it raised), ``timeout``, ``memory`` or ``crash`` (the worker died).
+    """
+
+    def __init__(
+        self,
+        fn: Callable[[Any], Any],
+        *,
+        workers: int = 2,
+        timeout_s: float = 5.0,
+        memory_mb: int | None = 1024,
+        initializer: Callable[..., None] | None = None,
+        initargs: tuple[Any, ...] = (),
+        start_method: str = "forkserver",
+    ) -> None:
+        if workers < 1:
+            raise ValueError(f"WorkerPool: workers must be >= 1, got {workers}")
+        if timeout_s <= 0:
+            raise ValueError(f"WorkerPool: timeout_s must be > 0, got {timeout_s}")
+        self.fn = fn
+        self.num_workers = workers
+        self.timeout_s = timeout_s
+        self.memory_mb = memory_mb
+        self.initializer = initializer
+        self.initargs = initargs
+        self._ctx = multiprocessing.get_context(start_method)
+        self._workers: list[_Worker] = []
+        self._lock = threading.Lock()
+        self._closed = False
+        #: How many workers were replaced after a timeout, memory error or crash (for metrics).
+        self.restarts = 0
+
+    # -- worker lifecycle -------------------------------------------------------------------
+    def _spawn(self) -> _Worker:
+        parent_conn, child_conn = self._ctx.Pipe(duplex=True)
+        process = self._ctx.Process(
+            target=_worker_main,
+            args=(child_conn, self.fn, self.memory_mb, self.initializer, self.initargs),
+            daemon=True,
+        )
+        process.start()
+        child_conn.close()
+        return _Worker(process=process, conn=parent_conn)
+
+    def _await_ready(self, worker: _Worker) -> None:
+        # The initializer may load a model: allow it generous time, but not forever.
+        if not worker.conn.poll(max(60.0, 10 * self.timeout_s)):
+            self._kill(worker)
+            raise RuntimeError("WorkerPool: a worker did not start (initializer hung?)")
+        try:
+            worker.conn.recv()
+        except EOFError as exc:
+            self._kill(worker)
+            raise RuntimeError(
+                f"WorkerPool: a worker died during start-up (exit code {worker.process.exitcode}); "
+                "check the initializer"
+            ) from exc
+
+    def _kill(self, worker: _Worker) -> None:
+        if worker.process.is_alive():
+            worker.process.kill()
+        worker.process.join(timeout=5)
+        worker.conn.close()
+
+    def _replace(self, index: int) -> None:
+        self._kill(self._workers[index])
+        self.restarts += 1
+        fresh = self._spawn()
+        self._await_ready(fresh)
+        self._workers[index] = fresh
+
+    def _ensure_started(self) -> None:
+        if self._closed:
+            raise RuntimeError("WorkerPool is closed")
+        if not self._workers:
+            self._workers = [self._spawn() for _ in range(self.num_workers)]
+            for worker in self._workers:
+                self._await_ready(worker)
+
+    # -- public API -----------------------------------------------------------------------------
+    def map(self, items: Sequence[Any], timeout_s: float | None = None) -> list[Any]:
+        """Run ``fn`` on every item; see the class docstring for what each entry can be."""
+        timeout = self.timeout_s if timeout_s is None else timeout_s
+        results: list[Any] = [None] * len(items)
+        if not items:
+            return results
+        with self._lock:
+            self._ensure_started()
+            pending = deque(range(len(items)))
+            running = 0
+            while pending or running:
+                for index, worker in enumerate(self._workers):
+                    if worker.task is None and pending:
+                        task = pending.popleft()
+                        try:
+                            worker.conn.send((task, items[task]))
+                        except Exception as exc:
+                            if isinstance(exc, (BrokenPipeError, EOFError, OSError)):
+                                self._replace(index)
+                            results[task] = SampleError(f"item could not be sent to a worker: {exc!r}")
+                            continue
+                        worker.task, worker.deadline = task, time.monotonic() + timeout
+                        running += 1
+                busy = [w for w in self._workers if w.task is not None]
+                if not busy:
+                    continue
+                wait_for = max(0.0, min(w.deadline for w in busy) - time.monotonic())
+                ready = set(wait([w.conn for w in busy], timeout=wait_for))
+                now = time.monotonic()
+                for index, worker in enumerate(self._workers):
+                    task = worker.task
+                    if task is None:
+                        continue
+                    if worker.conn in ready:
+                        try:
+                            _, status, payload = worker.conn.recv()
+                        except (EOFError, OSError):
+                            worker.process.join(timeout=1)  # reap it so the exit code is known
+                            code = worker.process.exitcode
+                            reason = "memory" if code == -9 else "crash"
+                            results[task] = SampleError(f"worker died (exit code {code})", reason=reason)
+                            worker.task = None
+                            running -= 1
+                            self._replace(index)
+                            continue
+                        worker.task = None
+                        running -= 1
+                        if status == "ok":
+                            results[task] = payload
+                        else:
+                            results[task] = SampleError(payload, reason=status)
+                            if status == "memory":
+                                self._replace(index)
+                    elif now >= worker.deadline:
+                        results[task] = SampleError(f"timed out after {timeout:g} s", reason="timeout")
+                        worker.task = None
+                        running -= 1
+                        self._replace(index)
+        return results
+
+    def close(self) -> None:
+        """Stop the workers (idempotent)."""
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            for worker in self._workers:
+                try:
+                    worker.conn.send(None)
+                except (OSError, BrokenPipeError):
+                    pass
+            for worker in self._workers:
+                worker.process.join(timeout=2)
+                self._kill(worker)
+            self._workers = []
+
+    def __enter__(self) -> WorkerPool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __del__(self) -> None:  # best effort; explicit close() is the contract
+        try:
+            self.close()
+        except Exception:
+            pass

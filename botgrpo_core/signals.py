@@ -1,0 +1,141 @@
+"""Data contracts between the core and reward plugins.
+
+A *signal* turns a batch of :class:`Sample` objects into rewards. A ``global`` signal gives one value
+per rollout (the outcome ``R[i]``); a ``local`` signal gives character spans of the completion with
+values (``S[i, t]`` after alignment onto tokens), or one value per completion token.
+
+Everything here is plain Python (no torch): plugin entry points import it at no cost.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol, TypeAlias
+
+from pydantic import BaseModel, ConfigDict
+
+SignalKind = Literal["global", "local"]
+OnError = Literal["zero", "nan", "raise"]
+
+
+@dataclass(frozen=True)
+class Span:
+    """A value on the characters ``[start, end)`` of the completion text.
+
+    Offsets are Python ``str`` indices (code points) into ``Sample.completion``, so plugin authors
+    never deal with tokenizers or bytes. ``meta`` carries explanations (e.g. which claim failed) that
+    ``botgrpo score`` shows.
+    """
+
+    start: int
+    end: int
+    value: float
+    meta: Mapping[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One rollout as a signal sees it.
+
+    :param prompt: the prompt text.
+    :param completion: the decoded completion text.
+    :param token_ids: completion token ids (may be empty where no tokenizer is involved).
+    :param offsets: ``offsets[t] = (start, end)``, character range of token ``t`` in ``completion``.
+    :param row: the dataset row's other fields (reference answer, tests, spec...).
+    """
+
+    prompt: str
+    completion: str
+    token_ids: Sequence[int] = ()
+    offsets: Sequence[tuple[int, int]] = ()
+    row: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class TokenValues:
+    """Per-token values for a local signal that prefers tokens over spans (length = len(offsets))."""
+
+    values: Sequence[float]
+
+
+class SampleError(Exception):
+    """A per-sample failure a scorer reports without raising (e.g. its own worker timed out).
+
+    Return an instance in place of that sample's result; the mixture applies the signal's
+    ``on_error`` policy to it and counts it under ``reason`` (``error``, ``timeout``, ``memory``).
+    """
+
+    def __init__(self, message: str, reason: str = "error") -> None:
+        super().__init__(message)
+        self.reason = reason
+
+
+#: What ``score`` returns for one sample: a float (global), spans or token values (local), or an error.
+SampleResult: TypeAlias = "float | Sequence[Span] | TokenValues | SampleError"
+
+
+class Scorer(Protocol):
+    """A ready-to-use signal: built once per run from validated params, then called per batch."""
+
+    def score(self, samples: Sequence[Sample]) -> Sequence[SampleResult]:
+        """Score a batch. Must return exactly one result per sample, in order."""
+        ...
+
+
+class NoParams(BaseModel):
+    """Parameters model for a signal that takes none."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+@dataclass(frozen=True)
+class SignalSpec:
+    """A signal as a plugin registers it.
+
+    :param name: namespaced name, ``<namespace>.<signal>`` (``jsx.compiles``); the namespace is the
+        plugin's entry-point name, which is how the core loads only the plugins a config needs.
+    :param kind: ``global`` (one value per rollout) or ``local`` (spans or per-token values).
+    :param bounds: declared ``(low, high)`` of every value, or a callable of the validated params
+        returning them (used by the outcome-dominance check and by ``check_signal_contract``).
+    :param params_model: pydantic model of the signal's params; use ``extra="forbid"``.
+    :param make_scorer: builds a :class:`Scorer` from validated params. Must be picklable by reference
+        (a module-level function or class) so a worker process can rebuild the scorer.
+    :param description: one line shown by ``botgrpo plugins``.
+    :param required_fields: dataset row fields the signal reads (checked before training), or a callable
+        of the validated params returning them (when a param names the field).
+    :param cpu_heavy: a hint that the signal should run in the process pool by default.
+    """
+
+    name: str
+    kind: SignalKind
+    bounds: tuple[float, float] | Callable[[BaseModel], tuple[float, float]]
+    make_scorer: Callable[[BaseModel], Scorer]
+    params_model: type[BaseModel] = NoParams
+    description: str = ""
+    required_fields: tuple[str, ...] | Callable[[BaseModel], tuple[str, ...]] = ()
+    cpu_heavy: bool = False
+
+    def __post_init__(self) -> None:
+        namespace, dot, rest = self.name.partition(".")
+        if not dot or not namespace or not rest:
+            raise ValueError(
+                f"signal name {self.name!r} must be namespaced as '<plugin>.<signal>', e.g. 'jsx.compiles'"
+            )
+        if self.kind not in ("global", "local"):
+            raise ValueError(f"signal {self.name!r}: kind must be 'global' or 'local', got {self.kind!r}")
+
+    @property
+    def namespace(self) -> str:
+        return self.name.partition(".")[0]
+
+    def resolve_bounds(self, params: BaseModel) -> tuple[float, float]:
+        low, high = self.bounds(params) if callable(self.bounds) else self.bounds
+        if not (math.isfinite(low) and math.isfinite(high) and low <= high):
+            raise ValueError(f"signal {self.name!r}: bounds must be finite with low <= high, got {(low, high)}")
+        return float(low), float(high)
+
+    def resolve_required_fields(self, params: BaseModel) -> tuple[str, ...]:
+        fields = self.required_fields(params) if callable(self.required_fields) else self.required_fields
+        return tuple(fields)
