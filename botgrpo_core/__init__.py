@@ -25,6 +25,8 @@ _LAZY = {
 }
 
 __all__ = [
+    # lazy (torch-backed), see _LAZY
+    "PRESETS",
     "NoParams",
     "Sample",
     "SampleError",
@@ -32,8 +34,12 @@ __all__ = [
     "Span",
     "TokenValues",
     "__version__",
+    "available_estimators",
+    "compute_advantages",
+    "get_preset",
     "hookimpl",
-    *_LAZY,
+    "policy_loss",
+    "register_estimator",
 ]
 
 if TYPE_CHECKING:

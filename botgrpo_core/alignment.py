@@ -172,7 +172,9 @@ def span_problem(span: Span, text_length: int) -> str | None:
     return None
 
 
-def offsets_tensor(offsets: Sequence[Sequence[tuple[int, int]]], num_tokens: int | None = None) -> torch.Tensor:
+def offsets_tensor(
+    offsets: Sequence[Sequence[tuple[int, int]]], num_tokens: int | None = None
+) -> torch.Tensor:
     """Pad per-sample offsets into a ``(B, T, 2)`` long tensor; padding is ``(-1, -1)``."""
     import torch
 
@@ -248,7 +250,9 @@ def align_spans(
         raise ValueError(f"placement must be 'span' or 'last', got {placement!r}")
     # Expand every (span, token) pair: exact sums, no cumulative-sum round-off.
     span_of_pair = torch.repeat_interleave(torch.arange(len(rows)), count)  # (P,)
-    pair_rank = torch.arange(span_of_pair.numel()) - torch.repeat_interleave(torch.cumsum(count, 0) - count, count)
+    pair_rank = torch.arange(span_of_pair.numel()) - torch.repeat_interleave(
+        torch.cumsum(count, 0) - count, count
+    )
     token_of_pair = first[span_of_pair] + pair_rank
     non_empty = (flat_end - flat_start)[token_of_pair] > 0  # empty-range tokens overlap nothing
     flat_out.index_add_(0, token_of_pair[non_empty], value_t[span_of_pair][non_empty])

@@ -83,7 +83,9 @@ class ExactAnswerParams(_Params):
         description="regex whose first non-empty group is the answer; the last match in the completion counts",
     )
     reference_field: str = Field("answer", description="row field holding the reference answer")
-    numeric: bool = Field(True, description="compare as exact numbers (ints, decimals, fractions) when both parse")
+    numeric: bool = Field(
+        True, description="compare as exact numbers (ints, decimals, fractions) when both parse"
+    )
     ignore_case: bool = Field(False, description="case-insensitive string comparison")
     timeout_s: float = Field(1.0, gt=0, description="per-completion regex time limit")
 
@@ -149,8 +151,12 @@ class ExactAnswerScorer:
 # --- core.length -----------------------------------------------------------------------------------------
 class LengthParams(_Params):
     max_length: int = Field(..., gt=0, description="L_max: lengths above it get -1")
-    cache: int = Field(..., ge=0, description="L_cache: the soft zone (L_max - L_cache, L_max] where the penalty ramps")
-    unit: Literal["tokens", "chars"] = Field("tokens", description="measure the length in tokens or characters")
+    cache: int = Field(
+        ..., ge=0, description="L_cache: the soft zone (L_max - L_cache, L_max] where the penalty ramps"
+    )
+    unit: Literal["tokens", "chars"] = Field(
+        "tokens", description="measure the length in tokens or characters"
+    )
 
     def model_post_init(self, __context: object) -> None:
         if self.cache > self.max_length:

@@ -25,29 +25,56 @@ def _cmd_plugins(args: argparse.Namespace) -> int:
         for name in info.signals:
             spec = registered[name].spec
             bounds = spec.bounds if not callable(spec.bounds) else "depends on params"
-            signals.append({"name": name, "kind": spec.kind, "bounds": bounds, "description": spec.description})
+            signals.append(
+                {"name": name, "kind": spec.kind, "bounds": bounds, "description": spec.description}
+            )
         plugins.append(
-            {"name": info.name, "distribution": info.distribution, "version": info.version,
-             "hooks": list(info.hooks), "signals": signals}
+            {
+                "name": info.name,
+                "distribution": info.distribution,
+                "version": info.version,
+                "hooks": list(info.hooks),
+                "signals": signals,
+            }
         )
     errors = [
-        {"entry_point": f.entry_point, "distribution": f.distribution, "version": f.version,
-         "error": f.error, "traceback": f.traceback}
+        {
+            "entry_point": f.entry_point,
+            "distribution": f.distribution,
+            "version": f.version,
+            "error": f.error,
+            "traceback": f.traceback,
+        }
         for f in manager.failures.values()
     ]
-    not_allowed = [{"entry_point": n, "distribution": d, "version": v} for n, d, v, ok in manager.installed() if not ok]
+    not_allowed = [
+        {"entry_point": n, "distribution": d, "version": v} for n, d, v, ok in manager.installed() if not ok
+    ]
     if args.json:
-        print(json.dumps({"plugins": plugins, "load_errors": errors, "not_allowed": not_allowed}, indent=2, default=list))
+        print(
+            json.dumps(
+                {"plugins": plugins, "load_errors": errors, "not_allowed": not_allowed},
+                indent=2,
+                default=list,
+            )
+        )
         return 0
     for p in plugins:
         print(f"{p['name']}  ({p['distribution']} {p['version']})  hooks: {', '.join(p['hooks'])}")
         for s in p["signals"]:
-            bounds = s["bounds"] if isinstance(s["bounds"], str) else f"[{s['bounds'][0]:g}, {s['bounds'][1]:g}]"
+            bounds = (
+                s["bounds"] if isinstance(s["bounds"], str) else f"[{s['bounds'][0]:g}, {s['bounds'][1]:g}]"
+            )
             print(f"    {s['name']:<24} {s['kind']:<7} {bounds:<18} {s['description']}")
     for e in errors:
-        print(f"LOAD ERROR  {e['entry_point']}  ({e['distribution']} {e['version']}): {e['error']}", file=sys.stderr)
+        print(
+            f"LOAD ERROR  {e['entry_point']}  ({e['distribution']} {e['version']}): {e['error']}",
+            file=sys.stderr,
+        )
     for n in not_allowed:
-        print(f"not loaded  {n['entry_point']}  ({n['distribution']} {n['version']}): not in BOTGRPO_LOAD_PLUGINS")
+        print(
+            f"not loaded  {n['entry_point']}  ({n['distribution']} {n['version']}): not in BOTGRPO_LOAD_PLUGINS"
+        )
     return 0
 
 
@@ -111,23 +138,37 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("validate", help="check a run file without loading models")
     p.add_argument("run_file", help="the run YAML")
-    p.add_argument("--set", action="append", metavar="KEY=VALUE", help="override a key, e.g. training.steps=10")
+    p.add_argument(
+        "--set", action="append", metavar="KEY=VALUE", help="override a key, e.g. training.steps=10"
+    )
     p.set_defaults(func=_cmd_validate)
 
-    p = sub.add_parser("score", help="score completions with a run file's mixture; show token rewards and advantages")
+    p = sub.add_parser(
+        "score", help="score completions with a run file's mixture; show token rewards and advantages"
+    )
     p.add_argument("run_file", help="the run YAML (its rewards and algorithm sections are used)")
     p.add_argument("--input", required=True, help="JSONL with prompt, completion and the row's other fields")
-    p.add_argument("--tokenizer", default=None, help="hub id, local path, or 'tiny' (default: the run's model)")
+    p.add_argument(
+        "--tokenizer", default=None, help="hub id, local path, or 'tiny' (default: the run's model)"
+    )
     p.add_argument("--html", metavar="OUT.html", help="write a self-contained HTML heatmap")
-    p.add_argument("--json", action="store_true", help="print per-sample tokens, signal values, rewards, advantages")
-    p.add_argument("--group-size", type=int, default=None, help="rollouts per prompt (default: group by prompt)")
+    p.add_argument(
+        "--json", action="store_true", help="print per-sample tokens, signal values, rewards, advantages"
+    )
+    p.add_argument(
+        "--group-size", type=int, default=None, help="rollouts per prompt (default: group by prompt)"
+    )
     p.add_argument("--set", action="append", metavar="KEY=VALUE", help="override a key of the run file")
     p.set_defaults(func=_cmd_score)
 
     p = sub.add_parser("train", help="train a policy from a run file")
     p.add_argument("run_file", help="the run YAML")
-    p.add_argument("--set", action="append", metavar="KEY=VALUE", help="override a key, e.g. training.steps=10")
-    p.add_argument("--resume", action="store_true", help="continue from the last checkpoint in the output dir")
+    p.add_argument(
+        "--set", action="append", metavar="KEY=VALUE", help="override a key, e.g. training.steps=10"
+    )
+    p.add_argument(
+        "--resume", action="store_true", help="continue from the last checkpoint in the output dir"
+    )
     p.set_defaults(func=_cmd_train)
     return parser
 

@@ -44,15 +44,22 @@ class SignalConfig(_Strict):
     weight: float = Field(1.0, description="a_j (global) or b_k (local) in the mixture")
     params: dict[str, Any] = Field(default_factory=dict, description="the signal's own params (plugin docs)")
     on_error: OnErrorPolicy = Field(
-        "zero", description="a failed sample: 'zero' value, 'nan' drops the rollout from the statistics, 'raise'"
+        "zero",
+        description="a failed sample: 'zero' value, 'nan' drops the rollout from the statistics, 'raise'",
     )
     timeout_s: float = Field(10.0, gt=0, description="per-sample time limit when run in worker processes")
-    memory_mb: int | None = Field(1024, gt=0, description="per-worker memory headroom (worker processes only)")
-    workers: int = Field(0, ge=0, description="worker processes for this signal (0 = in the trainer's process)")
+    memory_mb: int | None = Field(
+        1024, gt=0, description="per-worker memory headroom (worker processes only)"
+    )
+    workers: int = Field(
+        0, ge=0, description="worker processes for this signal (0 = in the trainer's process)"
+    )
     placement: Literal["span", "last"] = Field(
         "span", description="local signals: value on every token of a span, or only on its last token"
     )
-    cache: bool = Field(True, description="reuse results for identical (prompt, completion, row) within a run")
+    cache: bool = Field(
+        True, description="reuse results for identical (prompt, completion, row) within a run"
+    )
 
     @field_validator("name")
     @classmethod
@@ -66,10 +73,14 @@ class RewardsConfig(_Strict):
     """``r[i,t] = alpha * sum_j a_j R_j[i] + beta * sum_k b_k S_k[i,t]``."""
 
     alpha: float = Field(1.0, ge=0, description="weight of the global (outcome) signals")
-    beta: float = Field(0.5, ge=0, description="weight of the local (token-level) signals; 0 = plain GRPO rewards")
+    beta: float = Field(
+        0.5, ge=0, description="weight of the local (token-level) signals; 0 = plain GRPO rewards"
+    )
     strict: bool = Field(False, description="make the outcome-dominance check an error instead of a warning")
     outcome_gap: float | None = Field(
-        None, gt=0, description="smallest difference between distinct outcomes (default: from the global bounds)"
+        None,
+        gt=0,
+        description="smallest difference between distinct outcomes (default: from the global bounds)",
     )
     signals: list[SignalConfig] = Field(..., min_length=1, description="the signals of the mixture")
 
@@ -88,15 +99,25 @@ class RewardsConfig(_Strict):
 class AlgorithmConfig(_Strict):
     """A named preset (see docs/algorithms.md) and optional overrides of its settings."""
 
-    preset: str = Field("bot-grpo", description="bot-grpo, grpo, dapo, gspo, dr-grpo, pure, process, token-pool")
+    preset: str = Field(
+        "bot-grpo", description="bot-grpo, grpo, dapo, gspo, dr-grpo, pure, process, token-pool"
+    )
     estimator: str | None = Field(None, description="override the preset's advantage estimator")
     estimator_options: dict[str, Any] = Field(default_factory=dict, description="options for the estimator")
-    ratio_level: Literal["token", "sequence"] | None = Field(None, description="override: importance ratio level")
-    aggregation: Literal["sequence", "token", "constant"] | None = Field(None, description="override: loss aggregation")
+    ratio_level: Literal["token", "sequence"] | None = Field(
+        None, description="override: importance ratio level"
+    )
+    aggregation: Literal["sequence", "token", "constant"] | None = Field(
+        None, description="override: loss aggregation"
+    )
     eps_low: float | None = Field(None, ge=0, description="override: lower clip range")
     eps_high: float | None = Field(None, ge=0, description="override: upper clip range (DAPO clip-higher)")
-    kl_coef: float | None = Field(None, ge=0, description="override: k3 KL coefficient to the reference model")
-    dynamic_sampling: bool | None = Field(None, description="override: drop zero-spread groups and refill (DAPO)")
+    kl_coef: float | None = Field(
+        None, ge=0, description="override: k3 KL coefficient to the reference model"
+    )
+    dynamic_sampling: bool | None = Field(
+        None, description="override: drop zero-spread groups and refill (DAPO)"
+    )
 
 
 class RunConfig(_Strict):
@@ -124,7 +145,9 @@ def _model_at(loc: tuple[Any, ...]) -> type[BaseModel] | None:
     for part in loc[:-1]:
         if isinstance(part, int):
             continue
-        field = model.model_fields.get(part) if isinstance(model, type) and issubclass(model, BaseModel) else None
+        field = (
+            model.model_fields.get(part) if isinstance(model, type) and issubclass(model, BaseModel) else None
+        )
         if field is None:
             return None
         annotation = field.annotation
@@ -197,7 +220,9 @@ def read_yaml(path: str | os.PathLike[str]) -> dict[str, Any]:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
         problem = getattr(exc, "problem", None) or str(exc)
-        raise ConfigError(f"{source}: YAML syntax error{where}: {problem}; fix the indentation/quoting there") from exc
+        raise ConfigError(
+            f"{source}: YAML syntax error{where}: {problem}; fix the indentation/quoting there"
+        ) from exc
     if data is None:
         data = {}
     if not isinstance(data, dict):
@@ -250,7 +275,9 @@ def check_algorithm(config: RunConfig, source: str = "<config>") -> None:
         )
 
 
-def signal_bounds(rewards: RewardsConfig, manager: Any = None) -> list[tuple[SignalConfig, Any, tuple[float, float]]]:
+def signal_bounds(
+    rewards: RewardsConfig, manager: Any = None
+) -> list[tuple[SignalConfig, Any, tuple[float, float]]]:
     """``(signal config, registered signal, bounds)`` for every configured signal (params validated)."""
     from botgrpo_core.plugins import get_plugin_manager
 
@@ -268,7 +295,9 @@ def validate_params(registered: Any, signal: SignalConfig, path: str) -> BaseMod
     try:
         return registered.spec.params_model.model_validate(signal.params)
     except ValidationError as exc:
-        lines = [f"{path}.params: invalid params for signal {signal.name!r} (plugin {registered.distribution}):"]
+        lines = [
+            f"{path}.params: invalid params for signal {signal.name!r} (plugin {registered.distribution}):"
+        ]
         fields = sorted(registered.spec.params_model.model_fields)
         for err in exc.errors():
             key = _path(tuple(err["loc"]))
@@ -281,7 +310,9 @@ def validate_params(registered: Any, signal: SignalConfig, path: str) -> BaseMod
         raise ConfigError("\n".join(lines)) from None
 
 
-def outcome_dominance(rewards: RewardsConfig, bounds: list[tuple[SignalConfig, Any, tuple[float, float]]]) -> dict[str, Any]:
+def outcome_dominance(
+    rewards: RewardsConfig, bounds: list[tuple[SignalConfig, Any, tuple[float, float]]]
+) -> dict[str, Any]:
     """The design's condition ``alpha * d > 2 * beta * sum_k |w_k| b_k``.
 
     ``d`` is the smallest gap between distinct outcomes (``rewards.outcome_gap``, or by default the

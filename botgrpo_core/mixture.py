@@ -85,7 +85,9 @@ def _score_in_worker(sample: Sample) -> Any:
 class _SignalRunner:
     """One configured signal: its scorer (in-process or in a worker pool), params, cache and checks."""
 
-    def __init__(self, config: SignalConfig, registered: RegisteredSignal, params: BaseModel, path: str) -> None:
+    def __init__(
+        self, config: SignalConfig, registered: RegisteredSignal, params: BaseModel, path: str
+    ) -> None:
         self.config = config
         self.registered = registered
         self.spec = registered.spec
@@ -178,12 +180,17 @@ class _SignalRunner:
                 if hasattr(result, "item") and getattr(result, "numel", lambda: 1)() == 1:
                     result = result.item()
                 else:
-                    return SampleError(f"{name}: a global signal must return a number, got {type(result).__name__}", "invalid")
+                    return SampleError(
+                        f"{name}: a global signal must return a number, got {type(result).__name__}",
+                        "invalid",
+                    )
             value = float(result)
             if math.isnan(value):
                 return SampleError(f"{name}: returned NaN", reason="nan")
             if not (low - tolerance <= value <= high + tolerance):
-                return SampleError(f"{name}: value {value} is outside the declared bounds {self.bounds}", "invalid")
+                return SampleError(
+                    f"{name}: value {value} is outside the declared bounds {self.bounds}", "invalid"
+                )
             return value
         if isinstance(result, TokenValues):
             values = list(result.values)
@@ -193,18 +200,27 @@ class _SignalRunner:
                 )
             for v in values:
                 if not (low - tolerance <= float(v) <= high + tolerance):  # NaN fails this too
-                    return SampleError(f"{name}: token value {v} outside the declared bounds {self.bounds}", "invalid")
+                    return SampleError(
+                        f"{name}: token value {v} outside the declared bounds {self.bounds}", "invalid"
+                    )
             return result
         if isinstance(result, (list, tuple)):
             spans = list(result)
             for span in spans:
                 if not isinstance(span, Span):
-                    return SampleError(f"{name}: a local signal returns Span objects, got {type(span).__name__}", "invalid")
+                    return SampleError(
+                        f"{name}: a local signal returns Span objects, got {type(span).__name__}", "invalid"
+                    )
                 problem = span_problem(span, len(sample.completion))
                 if problem:
-                    return SampleError(f"{name}: {problem}", reason="nan" if "non-finite" in problem else "invalid")
+                    return SampleError(
+                        f"{name}: {problem}", reason="nan" if "non-finite" in problem else "invalid"
+                    )
                 if not (low - tolerance <= span.value <= high + tolerance):
-                    return SampleError(f"{name}: span value {span.value} outside the declared bounds {self.bounds}", "invalid")
+                    return SampleError(
+                        f"{name}: span value {span.value} outside the declared bounds {self.bounds}",
+                        "invalid",
+                    )
             return spans
         return SampleError(f"{name}: unsupported result type {type(result).__name__}", reason="invalid")
 
@@ -275,7 +291,9 @@ class RewardMixture:
             if cfg.on_error == "nan":
                 valid &= ~torch.tensor(failed, dtype=torch.bool)
             if spec.kind == "global":
-                values = torch.tensor([0.0 if f else float(r) for r, f in zip(results, failed)], dtype=torch.float32)
+                values = torch.tensor(
+                    [0.0 if f else float(r) for r, f in zip(results, failed)], dtype=torch.float32
+                )
                 outcome += cfg.weight * values
                 ok = [v for v, f in zip(values.tolist(), failed) if not f]
                 metrics[f"signal/{spec.name}/mean"] = sum(ok) / len(ok) if ok else float("nan")
@@ -295,7 +313,9 @@ class RewardMixture:
             metrics[f"signal/{spec.name}/error_frac"] = sum(failed) / max(B, 1)
             metrics[f"signal/{spec.name}/timeout_frac"] = reasons["timeout"] / max(B, 1)
             metrics[f"signal/{spec.name}/cache_hits"] = float(hits)
-            outcomes[spec.name] = SignalOutcome(spec.name, spec.kind, cfg.weight, results, values, failed, reasons, hits)
+            outcomes[spec.name] = SignalOutcome(
+                spec.name, spec.kind, cfg.weight, results, values, failed, reasons, hits
+            )
 
         alpha, beta = self.config.alpha, self.config.beta
         token_rewards = (alpha * outcome.unsqueeze(1) + beta * local) * mask  # (B, T)
@@ -328,5 +348,9 @@ def make_samples(
     for i, (prompt, ids) in enumerate(zip(prompts, completion_ids)):
         text, offsets = decode_with_offsets(tokenizer, ids)
         row = dict(rows[i]) if rows is not None else {}
-        samples.append(Sample(prompt=prompt, completion=text, token_ids=tuple(int(t) for t in ids), offsets=offsets, row=row))
+        samples.append(
+            Sample(
+                prompt=prompt, completion=text, token_ids=tuple(int(t) for t in ids), offsets=offsets, row=row
+            )
+        )
     return samples

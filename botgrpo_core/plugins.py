@@ -100,7 +100,9 @@ class PluginManager:
     def __init__(self, *, allowlist: Iterable[str] | None = None, entry_points: Iterable[Any] | None = None):
         self._pm = pluggy.PluginManager(PROJECT_NAME)
         self._pm.add_hookspecs(TokenRewardSpec)
-        self._allowlist = set(allowlist) if allowlist is not None else _parse_allowlist(os.environ.get(ALLOWLIST_ENV))
+        self._allowlist = (
+            set(allowlist) if allowlist is not None else _parse_allowlist(os.environ.get(ALLOWLIST_ENV))
+        )
         self._entry_points: list[_EntryPoint] | None = None
         self._explicit_entry_points = list(entry_points) if entry_points is not None else None
         self._loaded: set[str] = set()
@@ -148,6 +150,8 @@ class PluginManager:
             return
         try:
             plugin = ep.ep.load()
+            if isinstance(plugin, type):  # an entry point may name a plugin class: use an instance
+                plugin = plugin()
             self.register(plugin, name=ep.name, distribution=ep.distribution, version=ep.version)
         except PluginError:
             raise
@@ -249,7 +253,9 @@ class PluginManager:
         known = sorted(self._signals)
         close = difflib.get_close_matches(name, known, n=1)
         hint = f" Did you mean {close[0]!r}?" if close else ""
-        blocked = [e.name for e in self._discover() if not self._allowed(e) and e.name == name.partition(".")[0]]
+        blocked = [
+            e.name for e in self._discover() if not self._allowed(e) and e.name == name.partition(".")[0]
+        ]
         if blocked:
             hint += f" Plugin {blocked[0]!r} is installed but not in {ALLOWLIST_ENV}."
         raise UnknownSignalError(

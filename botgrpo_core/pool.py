@@ -10,6 +10,7 @@ allocation bomb raises ``MemoryError`` there instead of taking the machine down.
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
 import threading
@@ -248,10 +249,8 @@ class WorkerPool:
                 return
             self._closed = True
             for worker in self._workers:
-                try:
+                with contextlib.suppress(OSError, BrokenPipeError):
                     worker.conn.send(None)
-                except (OSError, BrokenPipeError):
-                    pass
             for worker in self._workers:
                 worker.process.join(timeout=2)
                 self._kill(worker)
@@ -264,7 +263,5 @@ class WorkerPool:
         self.close()
 
     def __del__(self) -> None:  # best effort; explicit close() is the contract
-        try:
+        with contextlib.suppress(Exception):
             self.close()
-        except Exception:
-            pass

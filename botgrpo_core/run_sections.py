@@ -40,7 +40,8 @@ class DataConfig(_Section):
     """Where prompts come from."""
 
     source: Literal["jsonl", "disk", "task"] = Field(
-        "task", description="'jsonl' file, 'disk' (datasets.save_to_disk folder), or a built-in 'task' generator"
+        "task",
+        description="'jsonl' file, 'disk' (datasets.save_to_disk folder), or a built-in 'task' generator",
     )
     path: Path | None = Field(None, description="file or folder for source jsonl/disk")
     task: str | None = Field("arithmetic", description="built-in task name when source is 'task'")

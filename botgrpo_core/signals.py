@@ -133,7 +133,9 @@ class SignalSpec:
     def resolve_bounds(self, params: BaseModel) -> tuple[float, float]:
         low, high = self.bounds(params) if callable(self.bounds) else self.bounds
         if not (math.isfinite(low) and math.isfinite(high) and low <= high):
-            raise ValueError(f"signal {self.name!r}: bounds must be finite with low <= high, got {(low, high)}")
+            raise ValueError(
+                f"signal {self.name!r}: bounds must be finite with low <= high, got {(low, high)}"
+            )
         return float(low), float(high)
 
     def resolve_required_fields(self, params: BaseModel) -> tuple[str, ...]:

@@ -26,7 +26,11 @@ from botgrpo_core.signals import Sample, SampleError, SignalSpec, Span, TokenVal
 
 @contextlib.contextmanager
 def registered_plugin(
-    plugin: Any, name: str | None = None, *, manager: PluginManager | None = None, distribution: str = "test-plugin"
+    plugin: Any,
+    name: str | None = None,
+    *,
+    manager: PluginManager | None = None,
+    distribution: str = "test-plugin",
 ) -> Iterator[PluginManager]:
     """Register ``plugin`` for the duration of a ``with`` block.
 
@@ -110,7 +114,9 @@ def check_signal_contract(
     first = list(scorer.score(list(samples)))
     second = list(spec.make_scorer(params).score(list(samples)))
     if len(first) != len(samples):
-        raise ContractViolation(f"{spec.name}: score() returned {len(first)} results for {len(samples)} samples")
+        raise ContractViolation(
+            f"{spec.name}: score() returned {len(first)} results for {len(samples)} samples"
+        )
     tolerance = 1e-6 * max(1.0, abs(low), abs(high))
 
     def in_bounds(v: float) -> bool:
@@ -129,8 +135,12 @@ def check_signal_contract(
                 problems.append(f"{where}: value {result} outside bounds {(low, high)}")
         elif isinstance(result, TokenValues):
             if len(result.values) != len(sample.offsets):
-                problems.append(f"{where}: {len(result.values)} token values for {len(sample.offsets)} tokens")
-            problems += [f"{where}: token value {v} outside bounds" for v in result.values if not in_bounds(float(v))]
+                problems.append(
+                    f"{where}: {len(result.values)} token values for {len(sample.offsets)} tokens"
+                )
+            problems += [
+                f"{where}: token value {v} outside bounds" for v in result.values if not in_bounds(float(v))
+            ]
         elif isinstance(result, (list, tuple)):
             for span in result:
                 if not isinstance(span, Span):
@@ -142,7 +152,9 @@ def check_signal_contract(
                 elif not in_bounds(span.value):
                     problems.append(f"{where}: span value {span.value} outside bounds {(low, high)}")
         else:
-            problems.append(f"{where}: local result must be a list of Span or TokenValues, got {type(result).__name__}")
+            problems.append(
+                f"{where}: local result must be a list of Span or TokenValues, got {type(result).__name__}"
+            )
         other = second[i]
         if not isinstance(other, SampleError) and _comparable(result) != _comparable(other):
             problems.append(f"{where}: not deterministic ({result!r} then {other!r})")

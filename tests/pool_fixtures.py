@@ -1,0 +1,24 @@
+"""Worker functions for test_pool.py (module level, so worker processes can import them)."""
+
+from __future__ import annotations
+
+import os
+
+
+def work(item: str) -> str:
+    if item == "raise":
+        raise ValueError("boom")
+    if item == "hang":
+        while True:  # busy loop: a real hang that only a kill ends
+            pass
+    if item == "memory":
+        return str(len(bytearray(4 * 1024**3)))
+    if item == "exit":
+        os._exit(3)
+    if item == "unpicklable":
+        return lambda: None  # type: ignore[return-value]
+    return item.upper()
+
+
+def pid(_: object) -> int:
+    return os.getpid()

@@ -1,0 +1,201 @@
+"""Token offsets on a real byte-level BPE trained in code, and span-to-token alignment."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+import torch
+
+from botgrpo_core.alignment import (
+    AlignmentError,
+    align_spans,
+    check_offsets,
+    decode_with_offsets,
+    offsets_tensor,
+)
+from botgrpo_core.signals import Span
+from botgrpo_core.tiny import byte_level_bpe_tokenizer, char_tokenizer
+
+TEXTS = [
+    "Schöne Grüße: 東京 → ∞ 🙂 ok",
+    "Step 1: 12 * 3 = 36. Step 2: 36 + 4 = 40.",
+    "字符串中文混合 text 🙂🙂 end",
+    "",
+    "ü",
+]
+
+
+@pytest.fixture(scope="module")
+def bpe():
+    return byte_level_bpe_tokenizer()
+
+
+def _reference_offsets(tokenizer, ids: list[int]) -> list[tuple[int, int]]:
+    """Independent reference: byte pieces from the tokenizer's own vocabulary, chars counted by decoding prefixes."""
+    # Single-token decode loses partial characters, so rebuild each token's bytes from the byte-level alphabet.
+    byte_of = _gpt2_byte_decoder()
+    pieces = [bytes(byte_of[c] for c in tokenizer.convert_ids_to_tokens(i)) for i in ids]
+    data = b"".join(pieces)
+    offsets, position = [], 0
+    for piece in pieces:
+        start_b, end_b = position, position + len(piece)
+        position = end_b
+        start = len(data[:start_b].decode("utf-8", errors="ignore"))
+        inside = end_b < len(data) and (data[end_b] & 0xC0) == 0x80
+        end = len(data[:end_b].decode("utf-8", errors="ignore")) + (1 if inside and end_b > start_b else 0)
+        offsets.append((start, max(start, end)))
+    return offsets
+
+
+def _gpt2_byte_decoder() -> dict[str, int]:
+    bs = (
+        list(range(ord("!"), ord("~") + 1))
+        + list(range(ord("¡"), ord("¬") + 1))
+        + list(range(ord("®"), ord("ÿ") + 1))
+    )
+    cs = bs[:]
+    n = 0
+    for b in range(256):
+        if b not in bs:
+            bs.append(b)
+            cs.append(256 + n)
+            n += 1
+    return {chr(c): b for b, c in zip(bs, cs)}
+
+
+@pytest.mark.parametrize("text", TEXTS)
+def test_byte_level_offsets_match_reference(bpe, text: str) -> None:
+    ids = bpe.encode(text, add_special_tokens=False)
+    decoded, offsets = decode_with_offsets(bpe, ids)
+    assert decoded == text
+    assert len(offsets) == len(ids)
+    assert offsets == _reference_offsets(bpe, ids)
+    check_offsets(decoded, offsets)
+    if ids:
+        assert offsets[-1][1] == len(text) and offsets[0][0] == 0
+
+
+def test_split_multibyte_character_does_not_shift_later_offsets(bpe) -> None:
+    text = "a 東京🙂 b=42"
+    ids = bpe.encode(text, add_special_tokens=False)
+    decoded, offsets = decode_with_offsets(bpe, ids)
+    pieces = bpe.convert_ids_to_tokens(ids)
+    # the corpus makes the tokenizer split at least one multi-byte character across tokens
+    shared = [t for t in range(1, len(offsets)) if offsets[t][0] < offsets[t - 1][1]]
+    assert shared, f"expected a split character in {pieces}"
+    # whatever happens inside the emoji, the ASCII tail lands on its exact characters
+    tail_start = text.index(" b=42")
+    tail = [(s, e) for s, e in offsets if s >= tail_start]
+    assert "".join(decoded[s:e] for s, e in tail) == " b=42"
+
+
+def test_special_tokens_get_empty_ranges(bpe) -> None:
+    ids = [*bpe.encode("x = 1", add_special_tokens=False), bpe.eos_token_id]
+    decoded, offsets = decode_with_offsets(bpe, ids)
+    assert decoded == "x = 1" and offsets[-1] == (5, 5)
+
+
+def test_char_tokenizer_offsets_are_exact() -> None:
+    tok = char_tokenizer()
+    ids = tok.encode("17+5=22\nA: 22", add_special_tokens=False)
+    text, offsets = decode_with_offsets(tok, ids)
+    assert text == "17+5=22\nA: 22" and offsets == [(i, i + 1) for i in range(len(text))]
+
+
+class _SpacedTokenizer:
+    """A tokenizer whose pieces do not concatenate to its decoded text (forces the exact fallback)."""
+
+    all_special_ids: tuple[int, ...] = ()
+    words = ("alpha", "beta", "gamma", "é")
+
+    def convert_ids_to_tokens(self, ids):
+        return [self.words[i] for i in ids]
+
+    def decode(self, ids, skip_special_tokens=True):
+        return " ".join(self.words[i] for i in ids)
+
+
+def test_fallback_prefix_offsets() -> None:
+    text, offsets = decode_with_offsets(_SpacedTokenizer(), [0, 1, 3, 2])
+    assert text == "alpha beta é gamma"
+    assert [text[s:e].strip() for s, e in offsets] == ["alpha", "beta", "é", "gamma"]
+
+
+# --- alignment ----------------------------------------------------------------------------------------------
+def _reference_align(spans, offsets, lengths, placement):
+    """Plain loops: token t gets a span's value when [s_t, e_t) overlaps [a, b) (zero-width: the char at a)."""
+    out = [[0.0] * max((len(o) for o in offsets), default=0) for _ in offsets]
+    for row, row_spans in enumerate(spans):
+        for sp in row_spans:
+            a, b = sp.start, sp.end
+            if a == b:
+                if lengths[row] == 0:
+                    continue
+                a, b = (a, a + 1) if a < lengths[row] else (a - 1, a)
+            hits = [t for t, (s, e) in enumerate(offsets[row]) if s < b and e > a]
+            if placement == "last":
+                hits = hits[-1:]
+            for t in hits:
+                out[row][t] += sp.value
+    return out
+
+
+@pytest.mark.parametrize("placement", ["span", "last"])
+def test_align_matches_reference_on_random_spans(bpe, placement: str) -> None:
+    rng = random.Random(0)
+    texts = [t for t in TEXTS if t] + ["plain ascii only here", "ö" * 7]
+    offsets, spans = [], []
+    for text in texts:
+        _, offs = decode_with_offsets(bpe, bpe.encode(text, add_special_tokens=False))
+        offsets.append(offs)
+        row = []
+        for _ in range(6):
+            a = rng.randrange(0, len(text) + 1)
+            b = rng.randrange(a, len(text) + 1)
+            row.append(Span(a, b, rng.choice([-1.0, 0.5, 2.0])))
+        spans.append(row)
+    lengths = [len(t) for t in texts]
+    got = align_spans(spans, offsets_tensor(offsets), lengths, placement=placement)
+    want = torch.tensor(_reference_align(spans, offsets, lengths, placement))
+    assert torch.allclose(got, want, atol=0)
+
+
+def test_spans_at_and_inside_token_boundaries() -> None:
+    # tokens: "ab" [0,2) "cd" [2,4) "e" [4,5)
+    offsets = offsets_tensor([[(0, 2), (2, 4), (4, 5)]])
+    cases = {
+        (0, 2): [1, 0, 0],  # exactly one token
+        (1, 3): [1, 1, 0],  # inside two tokens
+        (2, 2): [0, 1, 0],  # zero width at a boundary: the character at 2
+        (5, 5): [0, 0, 1],  # zero width at the end: the last character
+        (0, 5): [1, 1, 1],
+    }
+    for (a, b), want in cases.items():
+        got = align_spans([[Span(a, b, 1.0)]], offsets, [5])
+        assert got[0].tolist() == want, (a, b)
+    both = align_spans([[Span(0, 3, 1.0), Span(1, 5, 0.5)]], offsets, [5])
+    assert both[0].tolist() == [1.5, 1.5, 0.5]  # overlapping spans add up
+    last = align_spans([[Span(0, 3, 1.0)]], offsets, [5], placement="last")
+    assert last[0].tolist() == [0, 1, 0]
+
+
+def test_padding_and_empty_rows() -> None:
+    offsets = offsets_tensor([[(0, 1)], [], [(0, 1), (1, 2)]])
+    got = align_spans([[Span(0, 1, 1.0)], [], [Span(1, 2, -1.0)]], offsets, [1, 0, 2])
+    assert got.tolist() == [[1, 0], [0, 0], [0, -1]]
+
+
+@pytest.mark.parametrize("span", [Span(0, 9, 1.0), Span(3, 2, 1.0), Span(-1, 1, 1.0)])
+def test_bad_spans_are_clear_errors(span: Span) -> None:
+    with pytest.raises(
+        AlignmentError, match=r"sample 0: span .* (ends past the completion \(length 5\)|is not a range)"
+    ):
+        align_spans([[span]], offsets_tensor([[(0, 5)]]), [5])
+
+
+def test_check_offsets_rejects_backwards_ranges() -> None:
+    with pytest.raises(AlignmentError, match="token 1"):
+        check_offsets("abcd", [(0, 2), (1, 1)])
+    with pytest.raises(AlignmentError, match="token 0"):
+        check_offsets("ab", [(0, 3)])

@@ -1,0 +1,79 @@
+"""core.regex, core.exact_answer, core.length: values by hand, contracts, hostile input."""
+
+from __future__ import annotations
+
+import pytest
+
+from botgrpo_core.builtin_signals import SIGNALS
+from botgrpo_core.signals import SampleError
+from botgrpo_core.testing import check_signal_contract, make_samples
+
+SPEC = {s.name: s for s in SIGNALS}
+
+
+def _score(name: str, params: dict, completions: list[str], rows=None) -> list:
+    spec = SPEC[name]
+    return list(
+        spec.make_scorer(spec.params_model.model_validate(params)).score(make_samples(completions, rows=rows))
+    )
+
+
+def test_regex_spans() -> None:
+    (spans,) = _score("core.regex", {"pattern": r"\d+", "value": 0.5}, ["a 12 b 345"])
+    assert [(s.start, s.end, s.value) for s in spans] == [(2, 4, 0.5), (7, 10, 0.5)]
+    (spans,) = _score("core.regex", {"pattern": r"x=(\d)", "group": 1}, ["x=1 x=2"])
+    assert [(s.start, s.end) for s in spans] == [(2, 3), (6, 7)]
+
+
+def test_regex_catastrophic_backtracking_times_out() -> None:
+    (result,) = _score("core.regex", {"pattern": r"(a|aa)+$", "timeout_s": 0.05}, ["a" * 36 + "b"])
+    assert isinstance(result, SampleError) and result.reason == "timeout"
+
+
+def test_regex_params_are_checked() -> None:
+    with pytest.raises(ValueError, match="invalid regular expression"):
+        SPEC["core.regex"].params_model.model_validate({"pattern": "("})
+
+
+@pytest.mark.parametrize(
+    ("completion", "reference", "want"),
+    [
+        ("so \\boxed{42}", "42", 1.0),
+        ("A: 14", "14", 1.0),
+        ("A: 14\nA: 15", "15", 1.0),  # the last answer counts
+        ("Answer: 1/2", "0.5", 1.0),  # exact numbers
+        ("Answer: 0.3333", "1/3", 0.0),
+        ("A: 007", "7", 1.0),
+        ("no answer here", "7", 0.0),
+        ("A: Paris.", "Paris", 1.0),
+    ],
+)
+def test_exact_answer(completion: str, reference: str, want: float) -> None:
+    assert _score("core.exact_answer", {}, [completion], rows={"answer": reference}) == [want]
+
+
+def test_exact_answer_missing_field_is_a_sample_error() -> None:
+    (result,) = _score("core.exact_answer", {"reference_field": "gold"}, ["A: 1"], rows={"answer": "1"})
+    assert isinstance(result, SampleError) and "gold" in str(result)
+
+
+def test_length_shaping_matches_dapo() -> None:
+    # L_max = 10, L_cache = 4: 0 up to 6, then (6 - L) / 4, -1 beyond 10
+    texts = ["x" * n for n in (0, 6, 7, 8, 10, 11)]
+    got = _score("core.length", {"max_length": 10, "cache": 4, "unit": "chars"}, texts)
+    assert got == [0.0, 0.0, -0.25, -0.5, -1.0, -1.0]
+    with pytest.raises(ValueError, match="cache must be <= max_length"):
+        SPEC["core.length"].params_model.model_validate({"max_length": 3, "cache": 5})
+
+
+@pytest.mark.parametrize(
+    ("name", "params"),
+    [
+        ("core.regex", {"pattern": "bad", "value": -1}),
+        ("core.exact_answer", {}),
+        ("core.length", {"max_length": 8, "cache": 4}),
+    ],
+)
+def test_contract(name: str, params: dict) -> None:
+    samples = make_samples(["A: 3 bad", "", "bad bad \\boxed{3}", "🙂 A: 4"], rows={"answer": "3"})
+    check_signal_contract(SPEC[name], samples, params)

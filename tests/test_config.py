@@ -1,0 +1,118 @@
+"""Run-file loading: extra keys, paths in messages, YAML errors, overrides, signal params, dominance."""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+
+import pytest
+import yaml
+
+from botgrpo_core.config import ConfigError, OutcomeDominanceWarning, load_config, parse_config
+
+BASE = {
+    "rewards": {
+        "alpha": 1.0,
+        "beta": 0.2,
+        "signals": [
+            {"name": "core.exact_answer", "weight": 1.0},
+            {"name": "core.regex", "weight": 1.0, "params": {"pattern": "bad", "value": -1.0}},
+        ],
+    }
+}
+
+
+def _write(tmp_path: Path, data: object) -> Path:
+    path = tmp_path / "run.yaml"
+    path.write_text(yaml.safe_dump(data) if not isinstance(data, str) else data)
+    return path
+
+
+def test_valid_file_loads(tmp_path: Path) -> None:
+    config = load_config(_write(tmp_path, BASE), ["training.steps=7", "rewards.signals.0.weight=2"])
+    assert config.training.steps == 7
+    assert config.rewards.signals[0].weight == 2.0
+
+
+def test_unknown_key_names_path_and_nearest(tmp_path: Path) -> None:
+    data = {**BASE, "training": {"lerning_rate": 0.1}}
+    with pytest.raises(
+        ConfigError, match=r"training\.lerning_rate: unknown key; did you mean 'learning_rate'\?"
+    ):
+        load_config(_write(tmp_path, data))
+
+
+def test_bad_value_names_path_and_value(tmp_path: Path) -> None:
+    data = {"rewards": {**BASE["rewards"], "beta": "lots"}}
+    with pytest.raises(ConfigError, match=r"rewards\.beta: .*got 'lots'"):
+        load_config(_write(tmp_path, data))
+    data = {"rewards": {**BASE["rewards"], "signals": [{"name": "core.regex", "on_error": "ignore"}]}}
+    with pytest.raises(ConfigError, match=r"rewards\.signals\[0\]\.on_error"):
+        load_config(_write(tmp_path, data))
+
+
+def test_malformed_yaml_reports_line(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=r"YAML syntax error at line 3"):
+        load_config(_write(tmp_path, "rewards:\n  alpha: 1\n   beta: [\n"))
+    with pytest.raises(ConfigError, match="must be a mapping"):
+        load_config(_write(tmp_path, "- a\n- b\n"))
+    with pytest.raises(ConfigError, match="cannot read the run file"):
+        load_config(tmp_path / "missing.yaml")
+
+
+def test_missing_rewards_section(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=r"rewards: required key is missing"):
+        load_config(_write(tmp_path, {"training": {"steps": 3}}))
+
+
+def test_unknown_signal_lists_installed_and_nearest() -> None:
+    data = {"rewards": {"signals": [{"name": "core.exact_answr"}]}}
+    with pytest.raises(
+        ConfigError,
+        match=r"rewards\.signals\[0\]\.name: unknown signal 'core.exact_answr'\. Did you mean 'core.exact_answer'",
+    ):
+        parse_config(data)
+
+
+def test_signal_params_checked_against_plugin_model() -> None:
+    data = {"rewards": {"beta": 0.1, "signals": [{"name": "core.regex", "params": {"patern": "x"}}]}}
+    with pytest.raises(
+        ConfigError, match=r"rewards\.signals\[0\]\.params\.patern: unknown param; did you mean 'pattern'"
+    ):
+        parse_config(data)
+
+
+def test_duplicate_signal_entries() -> None:
+    data = {"rewards": {"signals": [{"name": "core.regex", "params": {"pattern": "x"}}] * 2}}
+    with pytest.raises(ConfigError, match="listed twice"):
+        parse_config(data)
+
+
+def test_outcome_dominance_warns_or_errors() -> None:
+    weak = {"rewards": {**BASE["rewards"], "beta": 0.6}}  # 1 * 1 > 2 * 0.6 * 1 fails
+    with pytest.warns(OutcomeDominanceWarning, match="outcome dominance does not hold"):
+        parse_config(weak)
+    with pytest.raises(ConfigError, match="outcome dominance"):
+        parse_config({"rewards": {**weak["rewards"], "strict": True}})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        parse_config(BASE)  # 1 > 0.4 holds: no warning
+
+
+def test_unknown_preset_and_sequence_ratio_with_token_estimator() -> None:
+    with pytest.raises(
+        ConfigError, match=r"algorithm\.preset: unknown preset 'bot-grp'.*Did you mean 'bot-grpo'"
+    ):
+        parse_config({**BASE, "algorithm": {"preset": "bot-grp"}})
+    with pytest.raises(ConfigError, match=r"algorithm\.ratio_level: a sequence-level importance ratio"):
+        parse_config({**BASE, "algorithm": {"preset": "bot-grpo", "ratio_level": "sequence"}})
+    parse_config(
+        {**BASE, "algorithm": {"preset": "gspo"}}
+    )  # sequence ratio with an outcome estimator is fine
+
+
+def test_bad_override(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="expected key.path=value"):
+        load_config(_write(tmp_path, BASE), ["training.steps"])
+    with pytest.raises(ConfigError, match="not valid YAML"):
+        load_config(_write(tmp_path, BASE), ["training.steps=[1"])

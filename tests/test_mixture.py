@@ -1,0 +1,122 @@
+"""Reward mixture: the mixing formula, on_error policies, failures that cost one sample, caching."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from signal_fixtures import TestPlugin
+
+from botgrpo_core.config import RewardsConfig
+from botgrpo_core.mixture import RewardMixture, SignalError, make_samples
+from botgrpo_core.plugins import PluginManager
+from botgrpo_core.signals import Sample, SampleError
+from botgrpo_core.testing import make_samples as fake_batch
+
+
+@pytest.fixture
+def manager() -> PluginManager:
+    m = PluginManager(entry_points=[])
+    m.register(TestPlugin(), name="test")
+    return m
+
+
+def _mixture(manager, signals, alpha=1.0, beta=0.5) -> RewardMixture:
+    return RewardMixture(RewardsConfig(alpha=alpha, beta=beta, signals=signals), manager)
+
+
+def test_formula_against_hand_computation(manager) -> None:
+    # r[i,t] = alpha * (a1 * dot[i]) + beta * (b1 * word[i,t])   with char tokens
+    mix = _mixture(
+        manager,
+        [
+            {"name": "test.dot", "weight": 2.0},
+            {"name": "test.word", "weight": 0.5, "params": {"value": -1.0}},
+        ],
+        alpha=1.5,
+        beta=0.4,
+    )
+    out = mix.score_batch(fake_batch(["a bad one.", "ok"]))
+    # sample 0: dot = 1 -> 1.5 * 2 = 3.0 everywhere; "bad" at [2, 5) -> + 0.4 * 0.5 * -1 = -0.2
+    want0 = [3.0] * 10
+    for t in range(2, 5):
+        want0[t] -= 0.2
+    assert torch.allclose(out.token_rewards[0], torch.tensor(want0))
+    assert out.token_rewards[1].tolist() == [0.0] * 2 + [0.0] * 8  # padded to T = 10, zero reward
+    assert out.mask.sum(1).tolist() == [10, 2]
+    assert out.outcome.tolist() == [2.0, 0.0]
+    assert out.metrics["signal/test.dot/mean"] == 0.5
+    assert out.metrics["signal/test.word/spans_per_sample"] == 0.5
+
+
+def test_raising_scorer_costs_one_sample(manager) -> None:
+    mix = _mixture(manager, [{"name": "test.dot", "on_error": "zero"}], beta=0.0)
+    out = mix.score_batch(fake_batch(["fine.", "boom.", "also."]))
+    assert out.outcome.tolist() == [1.0, 0.0, 1.0]
+    err = out.signals["test.dot"].results[1]
+    assert isinstance(err, SampleError) and "boom in the scorer" in str(err)
+    assert out.metrics["signal/test.dot/error_frac"] == pytest.approx(1 / 3)
+
+
+def test_nan_policy_drops_the_rollout(manager) -> None:
+    mix = _mixture(manager, [{"name": "test.dot", "on_error": "nan"}], beta=0.0)
+    out = mix.score_batch(fake_batch(["fine.", "nan here", "ok."]))
+    assert out.valid.tolist() == [True, False, True]
+    assert torch.isnan(out.token_rewards[1, : len("nan here")]).all()
+    assert not torch.isnan(out.token_rewards[0]).any()
+    assert out.signals["test.dot"].reasons["nan"] == 1
+
+
+def test_raise_policy_names_signal_and_fix(manager) -> None:
+    mix = _mixture(manager, [{"name": "test.dot", "on_error": "raise"}], beta=0.0)
+    with pytest.raises(SignalError, match=r"'test.dot'.*sample 1.*rewards.signals\[0\].on_error"):
+        mix.score_batch(fake_batch(["fine.", "boom"]))
+
+
+def test_hanging_scorer_is_killed_by_the_timeout(manager) -> None:
+    with _mixture(
+        manager, [{"name": "test.dot", "workers": 1, "timeout_s": 0.5, "on_error": "zero"}], beta=0.0
+    ) as mix:
+        out = mix.score_batch(fake_batch(["a.", "hang", "b."]))
+        assert out.outcome.tolist() == [1.0, 0.0, 1.0]
+        assert out.metrics["signal/test.dot/timeout_frac"] == pytest.approx(1 / 3)
+        assert mix.score_batch(fake_batch(["c."])).outcome.tolist() == [1.0]  # the pool survived
+
+
+def test_wrong_length_and_out_of_bounds_are_invalid(manager) -> None:
+    mix = _mixture(manager, [{"name": "test.wrong_length"}, {"name": "test.out_of_bounds"}], beta=0.0)
+    out = mix.score_batch(fake_batch(["x" * 20, "big"]))
+    assert all(r.reason == "invalid" for r in out.signals["test.wrong_length"].results)
+    oob = out.signals["test.out_of_bounds"].results
+    assert isinstance(oob[1], SampleError) and "outside the declared bounds" in str(oob[1])
+    assert isinstance(oob[0], SampleError)  # a list is not a global value
+    assert out.outcome.tolist() == [0.0, 0.0]
+
+
+def test_local_span_past_the_end_is_invalid_not_fatal(manager) -> None:
+    out = _mixture(manager, [{"name": "test.past_end"}]).score_batch(fake_batch(["short", "longer one"]))
+    assert all("ends past the completion" in str(r) for r in out.signals["test.past_end"].results)
+    assert out.token_rewards.abs().sum() == 0
+
+
+def test_cache_reuses_identical_samples(manager) -> None:
+    mix = _mixture(manager, [{"name": "test.dot"}], beta=0.0)
+    runner = mix.runners[0]
+    mix.score_batch(fake_batch(["a.", "b"]))
+    scorer = runner._scorer
+    calls = scorer.calls
+    out = mix.score_batch(fake_batch(["a.", "b", "new."]))
+    assert out.metrics["signal/test.dot/cache_hits"] == 2
+    assert scorer.calls == calls + 1  # only the new sample was scored
+    rows_differ = mix.score_batch(fake_batch(["a."], rows={"answer": "x"}))
+    assert rows_differ.metrics["signal/test.dot/cache_hits"] == 0  # a different row is a different sample
+
+
+def test_make_samples_with_a_real_tokenizer() -> None:
+    from botgrpo_core.tiny import byte_level_bpe_tokenizer
+
+    tok = byte_level_bpe_tokenizer()
+    ids = [tok.encode("x = 東京", add_special_tokens=False), tok.encode("y", add_special_tokens=False)]
+    samples = make_samples(tok, ["p1", "p2"], ids, rows=[{"answer": 1}, {"answer": 2}])
+    assert [s.completion for s in samples] == ["x = 東京", "y"]
+    assert isinstance(samples[0], Sample) and len(samples[0].offsets) == len(ids[0])
+    assert samples[1].row == {"answer": 2}

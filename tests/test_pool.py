@@ -1,0 +1,62 @@
+"""WorkerPool: results in order; raise / timeout / memory / crash each cost one item, and the pool goes on."""
+
+from __future__ import annotations
+
+import pytest
+from pool_fixtures import pid, work
+
+from botgrpo_core.pool import WorkerPool
+from botgrpo_core.signals import SampleError
+
+
+@pytest.fixture(scope="module")
+def pool():
+    with WorkerPool(work, workers=2, timeout_s=0.5, memory_mb=256) as p:
+        yield p
+
+
+def test_results_in_order(pool: WorkerPool) -> None:
+    items = [f"x{i}" for i in range(20)]
+    assert pool.map(items) == [s.upper() for s in items]
+    assert pool.map([]) == []
+
+
+@pytest.mark.parametrize(
+    ("item", "reason"),
+    [
+        ("raise", "error"),
+        ("hang", "timeout"),
+        ("memory", "memory"),
+        ("exit", "crash"),
+        ("unpicklable", "error"),
+    ],
+)
+def test_a_bad_item_costs_only_itself(pool: WorkerPool, item: str, reason: str) -> None:
+    restarts = pool.restarts
+    results = pool.map(["a", item, "b"])
+    assert results[0] == "A" and results[2] == "B"
+    assert isinstance(results[1], SampleError)
+    assert results[1].reason == reason, results[1]
+    if reason in ("timeout", "memory", "crash"):
+        assert pool.restarts == restarts + 1  # the worker was replaced
+    assert pool.map(["after"]) == ["AFTER"]  # and the pool keeps serving
+
+
+def test_hung_worker_is_killed_and_replaced() -> None:
+    with WorkerPool(pid, workers=1, timeout_s=5) as single:
+        before = single.map([0])[0]
+        with WorkerPool(work, workers=1, timeout_s=0.3) as hanging:
+            assert hanging.map(["hang"])[0].reason == "timeout"
+            assert hanging.map(["ok"]) == ["OK"]
+        assert single.map([0])[0] == before  # untouched pool keeps its worker
+
+
+def test_per_call_timeout_and_validation() -> None:
+    with WorkerPool(work, workers=1, timeout_s=30) as p:
+        assert p.map(["hang"], timeout_s=0.2)[0].reason == "timeout"
+    with pytest.raises(ValueError, match="workers"):
+        WorkerPool(work, workers=0)
+    p = WorkerPool(work, workers=1)
+    p.close()
+    with pytest.raises(RuntimeError, match="closed"):
+        p.map(["x"])
