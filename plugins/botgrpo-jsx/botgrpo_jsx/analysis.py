@@ -1,0 +1,156 @@
+"""Per-sample analyses in completion coordinates: what a worker process (or the caller) runs.
+
+Each function takes one completion (and its prompt/row bits) with validated params and returns that
+sample's result: spans for the local signals, a float for tree-sitter validity, or a
+:class:`SampleError` for a defined failure (too long, parse deadline). They never raise for bad input.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from botgrpo_core.signals import SampleError, Span
+from botgrpo_jsx import esprima_backend
+from botgrpo_jsx.extract import CodeView, extract_code
+from botgrpo_jsx.params import CommonParams, RulesParams, SyntaxParams
+from botgrpo_jsx.rules import RULES, ExportRequirement, check_rules, export_requirement_from_prompt
+from botgrpo_jsx.spans import Mark, disjoint
+from botgrpo_jsx.syntax import syntax_errors, valid_prefix
+from botgrpo_jsx.treesitter import Parsed, ParseTimeout, parse
+
+
+def _extract(completion: str, params: CommonParams) -> CodeView | SampleError | None:
+    view = extract_code(completion, tuple(params.languages), params.block)
+    if view is not None and len(view.code) > params.max_chars:
+        return SampleError(
+            f"extracted code has {len(view.code)} characters, over max_chars={params.max_chars} "
+            "(raise the signal's `max_chars` param to score such completions)",
+            reason="too_large",
+        )
+    return view
+
+
+def parse_view(view: CodeView, params: CommonParams) -> Parsed | SampleError:
+    try:
+        # TSX is (nearly) a superset of JSX; the JS grammar is the fallback when TSX times out.
+        return parse(view.code, params.parse_timeout_s, "tsx")
+    except ParseTimeout as exc:
+        return SampleError(str(exc), reason="timeout")
+
+
+def syntax_spans(completion: str, params: SyntaxParams) -> list[Span] | SampleError:
+    """``jsx.syntax`` for one completion."""
+    view = _extract(completion, params)
+    if isinstance(view, SampleError):
+        return view
+    if view is None or not view.code.strip():
+        return []  # no code at all: jsx.compiles is the signal that punishes that
+    if params.parser == "esprima":
+        return _esprima_spans(view, params)
+    parsed = parse_view(view, params)
+    if isinstance(parsed, SampleError):
+        return parsed
+    errors = syntax_errors(parsed, params.max_errors)
+    marks = [
+        Mark(view.to_completion(e.start), view.to_completion(e.end), params.error_value, e.meta)
+        for e in errors
+    ]
+    if params.valid_prefix_value > 0:
+        first = parsed.index.byte_of_char(errors[0].start) if errors else None
+        if first is None and parsed.root.has_error:
+            first = 0
+        for start, end in valid_prefix(parsed, first):
+            marks.append(
+                Mark(
+                    view.to_completion(start),
+                    view.to_completion(end),
+                    params.valid_prefix_value,
+                    {"valid": True},
+                )
+            )
+    return disjoint(marks)
+
+
+def _esprima_spans(view: CodeView, params: SyntaxParams) -> list[Span] | SampleError:
+    try:
+        result = esprima_backend.check(view.code)
+    except esprima_backend.EsprimaUnavailable as exc:
+        return SampleError(str(exc), reason="error")
+    if result.ok:
+        return []
+    # esprima gives a position, not a range: span the token at it (up to the next whitespace).
+    code = view.code
+    start = min(result.index, max(len(code) - 1, 0))
+    end = start + 1
+    while end < len(code) and not code[end].isspace() and end - start < 40:
+        end += 1
+    meta = {"error": result.message, "parser": "esprima"}
+    return [Span(view.to_completion(start), view.to_completion(end), params.error_value, meta)]
+
+
+def export_requirement(params: RulesParams, prompt: str, row: Mapping[str, Any]) -> ExportRequirement | None:
+    """Which export the completion must have, from params, the row, or the prompt."""
+    if params.require_export == "never":
+        return None
+    if params.require_export in ("any", "default"):
+        return params.require_export
+    value = row.get(params.export_field)
+    if value is not None:
+        if value in ("default", "any"):
+            return value
+        if value == "named":
+            return "any"
+        return "any" if bool(value) else None
+    return export_requirement_from_prompt(prompt)
+
+
+def rule_spans(
+    completion: str, prompt: str, row: Mapping[str, Any], params: RulesParams
+) -> list[Span] | SampleError:
+    """``jsx.rules`` for one completion."""
+    view = _extract(completion, params)
+    if isinstance(view, SampleError):
+        return view
+    if view is None or not view.code.strip():
+        return []
+    parsed = parse_view(view, params)
+    if isinstance(parsed, SampleError):
+        return parsed
+    weights = params.weights.model_dump()
+    enabled = frozenset(rule for rule in RULES if weights[rule] > 0)
+    violations = check_rules(parsed, enabled, export_requirement(params, prompt, row))
+    marks = [
+        Mark(
+            view.to_completion(v.start),
+            view.to_completion(v.end),
+            -weights[v.rule],
+            {"rule": v.rule, "message": v.message},
+        )
+        for v in violations
+    ]
+    return disjoint(marks)
+
+
+def tree_sitter_valid(completion: str, params: CommonParams) -> float | SampleError:
+    """1.0 when tree-sitter parses the extracted code without any ERROR/MISSING node, else 0.0."""
+    view = _extract(completion, params)
+    if isinstance(view, SampleError):
+        return 0.0  # too long to judge: not a compiling answer either
+    if view is None or not view.code.strip():
+        return 0.0
+    parsed = parse_view(view, params)
+    if isinstance(parsed, SampleError):
+        return 0.0  # the parser gave up on it: garbage, not a compiling component
+    return 0.0 if parsed.root.has_error else 1.0
+
+
+def esprima_valid(completion: str, params: CommonParams) -> float | SampleError:
+    """1.0 when esprima parses the extracted code (ES2017 + JSX only), else 0.0."""
+    view = _extract(completion, params)
+    if isinstance(view, SampleError) or view is None or not view.code.strip():
+        return 0.0
+    try:
+        return 1.0 if esprima_backend.check(view.code).ok else 0.0
+    except esprima_backend.EsprimaUnavailable as exc:
+        return SampleError(str(exc), reason="error")

@@ -1,0 +1,142 @@
+// Long-lived compile worker for botgrpo-jsx: one JSON object per line in, one per line out.
+//
+// Requests:  {"id": 1, "op": "compile", "code": "...", "loader": "tsx" | "jsx"}
+//            {"id": 2, "op": "check",   "code": "...", "loader": "tsx" | "jsx", "ignore": [2307]}
+//            {"id": 3, "op": "versions"}
+// Responses: {"id": 1, "ok": true} or {"id": 1, "ok": false, "errors": [...]}
+//   compile errors: {line (1-based), column (0-based UTF-8 bytes), length (bytes), text}  (esbuild's units)
+//   check errors:   {start, length (UTF-16 code units), code, text}                      (TypeScript's units)
+//
+// Spawning node per sample costs ~100x a request here, so the Python side keeps this process alive
+// and kills/restarts it only when a request exceeds its deadline. NODE_PATH points at the pinned
+// node_modules installed by `python -m botgrpo_jsx.setup`.
+"use strict";
+
+const path = require("path");
+const readline = require("readline");
+
+const modulesDir = process.env.BOTGRPO_JSX_NODE_MODULES;
+const load = (name) => require(path.join(modulesDir, name));
+
+let esbuild = null;
+let ts = null;
+let service = null;
+const files = new Map(); // virtual file name -> {text, version}
+
+function reply(obj) {
+  process.stdout.write(JSON.stringify(obj) + "\n");
+}
+
+async function compile(req) {
+  esbuild = esbuild || load("esbuild");
+  try {
+    await esbuild.transform(req.code, { loader: req.loader || "tsx", jsx: "automatic", logLevel: "silent" });
+    return { ok: true };
+  } catch (err) {
+    const errors = (err.errors || []).map((e) => ({
+      line: e.location ? e.location.line : 0,
+      column: e.location ? e.location.column : 0,
+      length: e.location ? e.location.length : 0,
+      text: e.text,
+    }));
+    if (errors.length === 0) throw err; // not a compile error: report as a worker error
+    return { ok: false, errors };
+  }
+}
+
+function languageService() {
+  ts = ts || load("typescript");
+  if (service) return service;
+  // The virtual file lives inside the node_modules' parent so that `react` resolves to @types/react.
+  const root = path.dirname(modulesDir);
+  const options = {
+    // Strict mode means "undefined names and type errors", not "annotate everything": implicit
+    // `any` and null-strictness would fail most valid plain-JS components (measured on the corpus).
+    strict: false,
+    noImplicitAny: false,
+    noEmit: true,
+    jsx: ts.JsxEmit.ReactJSX,
+    target: ts.ScriptTarget.ES2022,
+    module: ts.ModuleKind.ESNext,
+    moduleResolution: ts.ModuleResolutionKind.Bundler,
+    lib: ["lib.es2022.d.ts", "lib.dom.d.ts", "lib.dom.iterable.d.ts"],
+    allowJs: true,
+    checkJs: true,
+    esModuleInterop: true,
+    skipLibCheck: true,
+    isolatedModules: true,
+    types: [],
+    typeRoots: [path.join(modulesDir, "@types")],
+  };
+  const host = {
+    getScriptFileNames: () => Array.from(files.keys()),
+    getScriptVersion: (f) => (files.has(f) ? String(files.get(f).version) : "0"),
+    getScriptSnapshot: (f) => {
+      if (files.has(f)) return ts.ScriptSnapshot.fromString(files.get(f).text);
+      if (!ts.sys.fileExists(f)) return undefined;
+      return ts.ScriptSnapshot.fromString(ts.sys.readFile(f));
+    },
+    getCurrentDirectory: () => root,
+    getCompilationSettings: () => options,
+    getDefaultLibFileName: (o) => ts.getDefaultLibFilePath(o),
+    fileExists: (f) => files.has(f) || ts.sys.fileExists(f),
+    readFile: (f) => (files.has(f) ? files.get(f).text : ts.sys.readFile(f)),
+    readDirectory: ts.sys.readDirectory,
+    directoryExists: ts.sys.directoryExists,
+    getDirectories: ts.sys.getDirectories,
+  };
+  service = ts.createLanguageService(host, ts.createDocumentRegistry());
+  service.root = root;
+  return service;
+}
+
+function check(req) {
+  const svc = languageService();
+  const name = path.join(svc.root, "__botgrpo__", req.loader === "jsx" ? "input.jsx" : "input.tsx");
+  const previous = files.get(name);
+  files.clear(); // one input at a time: a stale file would leak declarations into the next one
+  files.set(name, { text: req.code, version: previous ? previous.version + 1 : 1 });
+  const ignore = new Set(req.ignore || []);
+  const diags = svc.getSyntacticDiagnostics(name).concat(svc.getSemanticDiagnostics(name));
+  const errors = diags
+    .filter((d) => d.category === ts.DiagnosticCategory.Error && !ignore.has(d.code))
+    .map((d) => ({
+      start: d.start || 0,
+      length: d.length || 0,
+      code: d.code,
+      text: ts.flattenDiagnosticMessageText(d.messageText, "\n"),
+    }));
+  return errors.length ? { ok: false, errors } : { ok: true };
+}
+
+async function handle(line) {
+  let req;
+  try {
+    req = JSON.parse(line);
+  } catch (err) {
+    reply({ id: null, error: "bad request: " + err.message });
+    return;
+  }
+  try {
+    let out;
+    if (req.op === "compile") out = await compile(req);
+    else if (req.op === "check") out = check(req);
+    else if (req.op === "versions") {
+      out = { ok: true, node: process.versions.node, esbuild: load("esbuild").version };
+      try {
+        out.typescript = load("typescript").version;
+      } catch (err) {
+        out.typescript = null;
+      }
+    } else throw new Error("unknown op " + req.op);
+    reply(Object.assign({ id: req.id }, out));
+  } catch (err) {
+    reply({ id: req.id, error: String((err && err.stack) || err).slice(0, 2000) });
+  }
+}
+
+const rl = readline.createInterface({ input: process.stdin, crlfDelay: Infinity, terminal: false });
+rl.on("line", (line) => {
+  if (line.trim()) handle(line);
+});
+rl.on("close", () => process.exit(0));

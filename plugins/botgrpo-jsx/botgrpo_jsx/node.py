@@ -1,0 +1,223 @@
+"""Client of the long-lived Node worker (``js/worker.js``) that runs esbuild and TypeScript.
+
+One Node process serves every request of a scorer, speaking JSON lines over pipes; requests are
+pipelined (a window of ``window`` in flight, esbuild compiles them concurrently). Each request has a
+deadline: when one passes it, the whole process group (node and esbuild's service child) is
+SIGKILLed and restarted, that request is answered with a ``timeout`` :class:`SampleError`, and the
+others that were in flight are sent again once. Pipes are non-blocking and multiplexed with
+``selectors``, so a worker stuck in a synchronous type check can never block the trainer on a write.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import selectors
+import signal
+import subprocess
+import tempfile
+import threading
+import time
+from collections import deque
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from botgrpo_core.signals import SampleError
+from botgrpo_jsx.nodeenv import WORKER_SCRIPT
+
+
+class NodeWorkerError(RuntimeError):
+    """The Node worker could not be started."""
+
+
+class NodeWorker:
+    """A persistent ``node worker.js`` process.
+
+    :param node: path of the ``node`` executable.
+    :param modules: the pinned ``node_modules`` folder.
+    :param timeout_s: per-request deadline; over it the process is killed and restarted.
+    :param max_old_space_mb: V8 heap limit of the process (``--max-old-space-size``).
+    :param window: requests in flight at once.
+    """
+
+    def __init__(
+        self,
+        node: str,
+        modules: Path,
+        timeout_s: float = 5.0,
+        max_old_space_mb: int = 1024,
+        window: int = 8,
+    ) -> None:
+        self.node = node
+        self.modules = Path(modules)
+        self.timeout_s = timeout_s
+        self.max_old_space_mb = max_old_space_mb
+        self.window = max(1, window)
+        self.restarts = 0
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._stderr: Any = None
+        self._next_id = 0
+        self._lock = threading.Lock()
+
+    # -- process lifecycle ------------------------------------------------------------------
+    def _start(self) -> subprocess.Popen[bytes]:
+        if self._stderr is not None:
+            self._stderr.close()
+        # Node's stderr goes to a file (never a pipe we might not drain); its tail explains crashes.
+        self._stderr = tempfile.TemporaryFile()  # noqa: SIM115 - lives as long as the process
+        env = dict(os.environ, BOTGRPO_JSX_NODE_MODULES=str(self.modules))
+        try:
+            proc = subprocess.Popen(
+                [self.node, f"--max-old-space-size={self.max_old_space_mb}", str(WORKER_SCRIPT)],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=self._stderr,
+                env=env,
+                start_new_session=True,  # its own process group: a kill also reaches esbuild's service
+            )
+        except OSError as exc:
+            raise NodeWorkerError(f"could not start {self.node}: {exc}") from exc
+        assert proc.stdin is not None and proc.stdout is not None
+        os.set_blocking(proc.stdin.fileno(), False)
+        os.set_blocking(proc.stdout.fileno(), False)
+        self._proc = proc
+        return proc
+
+    def stderr_tail(self) -> str:
+        if self._stderr is None:
+            return ""
+        try:
+            self._stderr.seek(0)
+            return self._stderr.read()[-2000:].decode("utf-8", "replace")
+        except (OSError, ValueError):
+            return ""
+
+    def _kill(self) -> None:
+        proc, self._proc = self._proc, None
+        if proc is None:
+            return
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        for stream in (proc.stdin, proc.stdout):
+            try:
+                if stream is not None:
+                    stream.close()
+            except OSError:
+                pass
+        with contextlib.suppress(subprocess.TimeoutExpired):  # SIGKILL is not ignorable
+            proc.wait(timeout=5)
+
+    def close(self) -> None:
+        """Stop the process (idempotent)."""
+        with self._lock:
+            self._kill()
+            if self._stderr is not None:
+                self._stderr.close()
+                self._stderr = None
+
+    def __enter__(self) -> NodeWorker:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        with contextlib.suppress(Exception):
+            self.close()
+
+    # -- requests -----------------------------------------------------------------------------
+    def request(self, requests: Sequence[dict[str, Any]], timeout_s: float | None = None) -> list[Any]:
+        """Send requests and return one reply dict (or :class:`SampleError`) per request, in order."""
+        with self._lock:
+            return self._run(list(requests), self.timeout_s if timeout_s is None else timeout_s)
+
+    def _run(self, requests: list[dict[str, Any]], timeout: float) -> list[Any]:
+        results: list[Any] = [None] * len(requests)
+        attempts = [0] * len(requests)
+        pending = deque(range(len(requests)))
+        encoded = [None] * len(requests)
+        inflight: dict[int, tuple[int, float]] = {}  # request id -> (index, deadline)
+        out = bytearray()
+        inbuf = bytearray()
+        proc = self._proc if self._proc is not None and self._proc.poll() is None else self._start()
+
+        def restart(reason: str, overdue: set[int]) -> None:
+            nonlocal proc, out, inbuf
+            tail = self.stderr_tail()
+            self._kill()
+            self.restarts += 1
+            for rid, (index, _) in sorted(inflight.items(), key=lambda kv: kv[1][0], reverse=True):
+                attempts[index] += 1
+                if rid in overdue:
+                    results[index] = SampleError(f"the Node worker took over {timeout:g} s", reason="timeout")
+                elif attempts[index] >= 2:
+                    msg = f"the Node worker died twice on this input ({reason}): {tail[-300:]}"
+                    results[index] = SampleError(msg, reason="crash")
+                else:
+                    pending.appendleft(index)
+            inflight.clear()
+            out, inbuf = bytearray(), bytearray()
+            proc = self._start()
+
+        while pending or inflight:
+            while pending and len(inflight) < self.window and len(out) < (1 << 20):
+                index = pending.popleft()
+                rid = self._next_id
+                self._next_id += 1
+                if encoded[index] is None:
+                    encoded[index] = json.dumps(requests[index], ensure_ascii=True).encode()
+                out += b'{"id":%d,' % rid + encoded[index][1:] + b"\n"
+                inflight[rid] = (index, time.monotonic() + timeout)
+            assert proc.stdin is not None and proc.stdout is not None
+            with selectors.DefaultSelector() as sel:
+                sel.register(proc.stdout, selectors.EVENT_READ)
+                if out:
+                    sel.register(proc.stdin, selectors.EVENT_WRITE)
+                wait = max(0.0, min(d for _, d in inflight.values()) - time.monotonic()) if inflight else 0.0
+                events = sel.select(wait)
+            died = False
+            for _key, mask in events:
+                if mask & selectors.EVENT_WRITE:
+                    try:
+                        written = os.write(proc.stdin.fileno(), out[: 1 << 16])
+                        del out[:written]
+                    except BlockingIOError:
+                        pass
+                    except (BrokenPipeError, OSError):
+                        died = True
+                if mask & selectors.EVENT_READ:
+                    try:
+                        chunk = os.read(proc.stdout.fileno(), 1 << 16)
+                    except BlockingIOError:
+                        chunk = None
+                    if chunk == b"":
+                        died = True
+                    elif chunk:
+                        inbuf += chunk
+            while (newline := inbuf.find(b"\n")) >= 0:
+                line = bytes(inbuf[:newline])
+                del inbuf[: newline + 1]
+                try:
+                    reply = json.loads(line)
+                except json.JSONDecodeError:
+                    continue
+                entry = inflight.pop(reply.get("id"), None) if isinstance(reply, dict) else None
+                if entry is None:
+                    continue
+                index = entry[0]
+                if "error" in reply:
+                    results[index] = SampleError(
+                        f"Node worker error: {str(reply['error'])[:500]}", reason="error"
+                    )
+                else:
+                    results[index] = reply
+            if died:
+                restart(f"exit code {proc.poll()}", set())
+                continue
+            now = time.monotonic()
+            overdue = {rid for rid, (_, deadline) in inflight.items() if now >= deadline}
+            if overdue:
+                restart("timeout", overdue)
+        return results

@@ -1,0 +1,88 @@
+"""Parameters of the ``jsx.*`` signals (validated when a run file is loaded; ``extra="forbid"``)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from botgrpo_jsx.extract import DEFAULT_LANGUAGES
+
+
+class _Params(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class CommonParams(_Params):
+    """Extraction, limits and isolation shared by every ``jsx.*`` signal."""
+
+    languages: tuple[str, ...] = Field(
+        DEFAULT_LANGUAGES, description="fence languages that hold React code ('' = unlabelled fence)"
+    )
+    block: Literal["largest", "first", "last"] = Field(
+        "largest", description="which fenced block to score when there are several"
+    )
+    max_chars: int = Field(
+        100_000, gt=0, description="longer extracted code is not parsed (compiles -> 0; local -> error)"
+    )
+    parse_timeout_s: float = Field(0.5, gt=0, description="tree-sitter parse deadline per grammar")
+    timeout_s: float = Field(5.0, gt=0, description="hard per-sample limit: the worker is killed past it")
+    workers: int | Literal["auto"] = Field(
+        "auto",
+        description="worker processes for tree-sitter work (0 = in-process; auto = 2, or 0 inside a worker)",
+    )
+    memory_mb: int = Field(1024, gt=0, description="address-space headroom per worker process")
+
+
+class CompilesParams(CommonParams):
+    """``jsx.compiles``: 1.0 when the extracted code compiles, else 0.0."""
+
+    backend: Literal["auto", "esbuild", "tree-sitter", "esprima"] = Field(
+        "auto",
+        description="auto = esbuild when Node and the pinned packages are installed, else tree-sitter validity",
+    )
+    loader: Literal["auto", "tsx", "jsx"] = Field(
+        "auto",
+        description="esbuild loader; auto = tsx, then jsx for code TSX rejects (e.g. `<T>x` casts in JS)",
+    )
+    strict: bool = Field(False, description="also require no TypeScript 5 errors (undefined names, types)")
+    strict_ignore_codes: tuple[int, ...] = Field(
+        (2307, 2792, 7016),
+        description="TypeScript diagnostics ignored in strict mode (default: unresolvable imports)",
+    )
+    node_memory_mb: int = Field(1024, gt=0, description="V8 heap limit of the Node worker")
+
+
+class SyntaxParams(CommonParams):
+    """``jsx.syntax``: a negative value on each syntax error's span."""
+
+    error_value: float = Field(-1.0, le=0, description="value on each syntax error span")
+    valid_prefix_value: float = Field(
+        0.0, ge=0, description="value on well-formed top-level statements before the first error (0 = off)"
+    )
+    max_errors: int = Field(20, gt=0, description="at most this many error spans per completion")
+    parser: Literal["tree-sitter", "esprima"] = Field(
+        "tree-sitter", description="esprima: pure Python, ES2017 + JSX only, first error only (see README)"
+    )
+
+
+class RuleWeights(_Params):
+    """Weight of each rule; a violation's span gets ``-weight``; 0 turns a rule off."""
+
+    missing_key: float = Field(1.0, ge=0)
+    hooks: float = Field(1.0, ge=0)
+    undefined_component: float = Field(1.0, ge=0)
+    unclosed_tag: float = Field(1.0, ge=0)
+    class_attribute: float = Field(0.5, ge=0)
+    missing_export: float = Field(1.0, ge=0)
+
+
+class RulesParams(CommonParams):
+    """``jsx.rules``: React rule violations as negative spans."""
+
+    weights: RuleWeights = Field(default_factory=RuleWeights)
+    require_export: Literal["auto", "any", "default", "never"] = Field(
+        "auto",
+        description="auto: the row field `require_export` if present, else whether the prompt asks for an export",
+    )
+    export_field: str = Field("require_export", description="row field that overrides the prompt for exports")

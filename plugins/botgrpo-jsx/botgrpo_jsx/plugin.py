@@ -1,0 +1,84 @@
+"""botgrpo entry point (``jsx = "botgrpo_jsx.plugin"``): registers the ``jsx.*`` signals.
+
+Only pydantic models are imported here; tree-sitter, esbuild and the worker pool load in
+``make_scorer`` when a run actually uses a ``jsx.*`` signal.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from botgrpo_core.hookspecs import hookimpl
+from botgrpo_core.signals import SignalSpec
+from botgrpo_jsx.params import CompilesParams, RulesParams, SyntaxParams
+
+if TYPE_CHECKING:
+    from botgrpo_jsx.scorers import CompilesScorer, RulesScorer, SyntaxScorer
+
+
+def make_compiles(params: CompilesParams) -> CompilesScorer:
+    """Build the ``jsx.compiles`` scorer."""
+    from botgrpo_jsx.scorers import CompilesScorer
+
+    return CompilesScorer(params)
+
+
+def make_syntax(params: SyntaxParams) -> SyntaxScorer:
+    """Build the ``jsx.syntax`` scorer."""
+    from botgrpo_jsx.scorers import SyntaxScorer
+
+    return SyntaxScorer(params)
+
+
+def make_rules(params: RulesParams) -> RulesScorer:
+    """Build the ``jsx.rules`` scorer."""
+    from botgrpo_jsx.scorers import RulesScorer
+
+    return RulesScorer(params)
+
+
+def _syntax_bounds(params: SyntaxParams) -> tuple[float, float]:
+    return params.error_value, params.valid_prefix_value
+
+
+def _rules_bounds(params: RulesParams) -> tuple[float, float]:
+    return -max(params.weights.model_dump().values()), 0.0
+
+
+SIGNALS = (
+    SignalSpec(
+        name="jsx.compiles",
+        kind="global",
+        bounds=(0.0, 1.0),
+        make_scorer=make_compiles,
+        params_model=CompilesParams,
+        description="1 if the completion's React code compiles (esbuild; strict: + TypeScript 5), else 0",
+        cpu_heavy=False,
+    ),
+    SignalSpec(
+        name="jsx.syntax",
+        kind="local",
+        bounds=_syntax_bounds,
+        make_scorer=make_syntax,
+        params_model=SyntaxParams,
+        description="negative value on each syntax error span (tree-sitter TSX, deadline-guarded)",
+        cpu_heavy=True,
+    ),
+    SignalSpec(
+        name="jsx.rules",
+        kind="local",
+        bounds=_rules_bounds,
+        make_scorer=make_rules,
+        params_model=RulesParams,
+        description="React rule violations as spans: keys, hooks, undefined components, tags, class=, exports",
+        cpu_heavy=True,
+    ),
+)
+
+
+@hookimpl
+def botgrpo_register_signals(register: Callable[[SignalSpec], None]) -> None:
+    """Register ``jsx.compiles``, ``jsx.syntax`` and ``jsx.rules``."""
+    for spec in SIGNALS:
+        register(spec)

@@ -1,0 +1,273 @@
+"""The three scorers: ``jsx.compiles`` (global), ``jsx.syntax`` and ``jsx.rules`` (local).
+
+Each is built once per run from validated params and scores whole batches: tree-sitter work goes
+through :mod:`botgrpo_jsx.execution` (a killable worker pool by default), esbuild/TypeScript work
+through one persistent :class:`~botgrpo_jsx.node.NodeWorker`.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter
+from collections.abc import Sequence
+from typing import Any
+
+from botgrpo_core.signals import Sample, SampleError, Span
+from botgrpo_jsx import nodeenv
+from botgrpo_jsx.execution import Task, run_tasks
+from botgrpo_jsx.extract import TS_LANGUAGES, CodeView, extract_code
+from botgrpo_jsx.params import CompilesParams, RulesParams, SyntaxParams
+
+log = logging.getLogger(__name__)
+
+#: Allowance for the Node worker's first TypeScript check (it loads and binds the lib files).
+WARM_UP_S = 120.0
+
+
+def _row_bits(sample: Sample, field: str) -> dict[str, Any]:
+    # Only the field the rules read crosses the process boundary (rows may hold large test specs).
+    return {field: sample.row[field]} if field in sample.row else {}
+
+
+class SyntaxScorer:
+    """``jsx.syntax``: ``error_value`` on every syntax error span (see :mod:`botgrpo_jsx.syntax`)."""
+
+    def __init__(self, params: SyntaxParams) -> None:
+        self.params = params
+
+    def score(self, samples: Sequence[Sample]) -> list[list[Span] | SampleError]:
+        tasks: list[Task] = [("syntax", self.params, s.completion, "", {}) for s in samples]
+        return run_tasks(tasks, self.params)
+
+
+class RulesScorer:
+    """``jsx.rules``: ``-weight`` on every rule violation span (see :mod:`botgrpo_jsx.rules`)."""
+
+    def __init__(self, params: RulesParams) -> None:
+        self.params = params
+
+    def score(self, samples: Sequence[Sample]) -> list[list[Span] | SampleError]:
+        field = self.params.export_field
+        tasks: list[Task] = [
+            ("rules", self.params, s.completion, s.prompt, _row_bits(s, field)) for s in samples
+        ]
+        return run_tasks(tasks, self.params)
+
+
+class CompilesScorer:
+    """``jsx.compiles``: 1.0 if the extracted code compiles (esbuild; strict: + TypeScript), else 0.0.
+
+    Without Node or the pinned packages, ``backend: auto`` falls back to tree-sitter syntax validity,
+    logs why once, and reports it in :meth:`metrics` (``jsx.compiles/fallback`` = 1).
+    """
+
+    def __init__(self, params: CompilesParams) -> None:
+        self.params = params
+        self.counts: Counter[str] = Counter()
+        self._worker: Any = None
+        reason = (
+            nodeenv.unavailable_reason() if params.backend in ("auto", "esbuild") or params.strict else None
+        )
+        if params.backend == "esbuild" and reason:
+            raise RuntimeError(f"jsx.compiles params.backend='esbuild': {reason}; or set backend: auto")
+        if params.strict:
+            if params.backend not in ("auto", "esbuild"):
+                raise ValueError(
+                    "jsx.compiles params.strict=true needs backend 'auto' or 'esbuild' (TypeScript runs in Node)"
+                )
+            if reason:
+                raise RuntimeError(f"jsx.compiles params.strict=true: {reason}")
+            modules = nodeenv.node_modules()
+            if modules is None or not nodeenv.has_typescript(modules):
+                raise RuntimeError(
+                    f"jsx.compiles params.strict=true: TypeScript is not installed; {nodeenv.SETUP_HINT}"
+                )
+        self.backend = params.backend
+        self.fallback_reason: str | None = None
+        if params.backend == "auto":
+            self.backend = "esbuild" if reason is None else "tree-sitter"
+            if reason is not None:
+                self.fallback_reason = reason
+                log.warning("jsx.compiles falls back to tree-sitter syntax validity: %s", reason)
+
+    # -- metrics ------------------------------------------------------------------------------
+    def metrics(self) -> dict[str, float]:
+        """Counters since construction, for the run's logs (``jsx.compiles/<name>``)."""
+        out = {f"jsx.compiles/{k}": float(v) for k, v in self.counts.items()}
+        out["jsx.compiles/fallback"] = 1.0 if self.fallback_reason else 0.0
+        return out
+
+    def close(self) -> None:
+        if self._worker is not None:
+            self._worker.close()
+            self._worker = None
+
+    # -- scoring ----------------------------------------------------------------------------------
+    def score(self, samples: Sequence[Sample]) -> list[float | SampleError]:
+        if self.backend in ("tree-sitter", "esprima"):
+            kind = "valid" if self.backend == "tree-sitter" else "esprima"
+            results = run_tasks([(kind, self.params, s.completion, "", {}) for s in samples], self.params)
+            self._count(results)
+            return results
+        return self._score_node(samples)
+
+    def _count(self, results: Sequence[Any]) -> None:
+        for r in results:
+            key = "errors" if isinstance(r, SampleError) else ("compiled" if r == 1.0 else "failed")
+            self.counts[key] += 1
+
+    def _node(self) -> Any:
+        if self._worker is None:
+            from botgrpo_jsx.node import NodeWorker
+
+            node, modules = nodeenv.find_node(), nodeenv.node_modules()
+            assert node is not None and modules is not None
+            worker = NodeWorker(
+                node.node,
+                modules,
+                timeout_s=self.params.timeout_s,
+                max_old_space_mb=self.params.node_memory_mb,
+            )
+            if self.params.strict:
+                # TypeScript's first check loads the lib files (~10 s); later ones take ~0.3 s.
+                worker.request([{"op": "check", "code": "export {};", "loader": "tsx"}], timeout_s=WARM_UP_S)
+            self._worker = worker
+        return self._worker
+
+    def _views(self, samples: Sequence[Sample]) -> list[CodeView | None]:
+        p = self.params
+        views: list[CodeView | None] = []
+        for s in samples:
+            view = extract_code(s.completion, tuple(p.languages), p.block)
+            # No code, or more than we agree to compile: not a compiling answer.
+            views.append(
+                view if view is not None and view.code.strip() and len(view.code) <= p.max_chars else None
+            )
+        return views
+
+    def _compile(self, views: dict[int, CodeView], loader: str) -> dict[int, Any]:
+        order = list(views)
+        replies = self._node().request(
+            [{"op": "compile", "code": views[i].code, "loader": loader} for i in order]
+        )
+        return dict(zip(order, replies, strict=True))
+
+    def _score_node(self, samples: Sequence[Sample]) -> list[float | SampleError]:
+        p = self.params
+        views = self._views(samples)
+        results: list[float | SampleError] = [0.0] * len(samples)
+        todo = {i: v for i, v in enumerate(views) if v is not None}
+        loader_of: dict[int, str] = {}
+        first = "jsx" if p.loader == "jsx" else "tsx"
+        for i, reply in self._compile(todo, first).items():
+            if isinstance(reply, SampleError):
+                results[i] = reply
+            elif reply.get("ok"):
+                loader_of[i] = first
+        if p.loader == "auto":
+            # JS that TSX rejects (e.g. `<T>` read as a tag) still compiles as JSX; never for TS fences.
+            retry = {
+                i: todo[i]
+                for i in todo
+                if i not in loader_of
+                and not isinstance(results[i], SampleError)
+                and not todo[i].is_typescript
+            }
+            for i, reply in self._compile(retry, "jsx").items():
+                if isinstance(reply, SampleError):
+                    results[i] = reply
+                elif reply.get("ok"):
+                    loader_of[i] = "jsx"
+        if p.strict and loader_of:
+            loader_of = self._strict(todo, loader_of, results)
+        for i in loader_of:
+            results[i] = 1.0
+        self._count(results)
+        return results
+
+    def _strict(
+        self, todo: dict[int, CodeView], loader_of: dict[int, str], results: list[float | SampleError]
+    ) -> dict[int, str]:
+        """Keep only the samples TypeScript also accepts; the file type follows the fence (or esbuild)."""
+        p = self.params
+        kinds: dict[int, str] = {}
+        unlabeled = {i: todo[i] for i, loader in loader_of.items() if loader == "tsx" and not todo[i].lang}
+        plain_js = {
+            i for i, r in self._compile(unlabeled, "jsx").items() if isinstance(r, dict) and r.get("ok")
+        }
+        for i, loader in loader_of.items():
+            lang = todo[i].lang
+            kinds[i] = (
+                "tsx"
+                if lang in TS_LANGUAGES or (loader == "tsx" and not lang and i not in plain_js)
+                else "jsx"
+            )
+        order = list(kinds)
+        replies = self._node().request(
+            [
+                {
+                    "op": "check",
+                    "code": todo[i].code,
+                    "loader": kinds[i],
+                    "ignore": list(p.strict_ignore_codes),
+                }
+                for i in order
+            ]
+        )
+        kept = {}
+        for i, reply in zip(order, replies, strict=True):
+            if isinstance(reply, SampleError):
+                results[i] = reply
+            elif reply.get("ok"):
+                kept[i] = kinds[i]
+        return kept
+
+    def diagnose(self, completion: str) -> dict[str, Any]:
+        """Explain one completion's outcome: the errors (completion ``str`` offsets) each backend gave."""
+        from botgrpo_jsx.offsets import TextIndex
+
+        (view,) = self._views([Sample(prompt="", completion=completion)])
+        if view is None:
+            return {"compiles": False, "errors": [{"message": "no code to compile"}]}
+        if self.backend != "esbuild":
+            return {
+                "compiles": self.score([Sample(prompt="", completion=completion)])[0] == 1.0,
+                "errors": [],
+            }
+        index = TextIndex(view.code)
+        loader = "jsx" if self.params.loader == "jsx" else "tsx"
+        (reply,) = self._node().request([{"op": "compile", "code": view.code, "loader": loader}])
+        if isinstance(reply, SampleError):
+            return {"compiles": False, "errors": [{"message": str(reply)}]}
+        errors = []
+        for e in reply.get("errors", []):
+            start = index.char_of_line_byte_col(e["line"], e["column"])
+            end = index.char_of_byte(index.byte_of_char(start) + e["length"])
+            errors.append(
+                {"start": view.to_completion(start), "end": view.to_completion(end), "message": e["text"]}
+            )
+        if reply.get("ok") and self.params.strict:
+            kind = "tsx" if view.is_typescript else "jsx"
+            (check,) = self._node().request(
+                [
+                    {
+                        "op": "check",
+                        "code": view.code,
+                        "loader": kind,
+                        "ignore": list(self.params.strict_ignore_codes),
+                    }
+                ]
+            )
+            if isinstance(check, SampleError):
+                return {"compiles": False, "errors": [{"message": str(check)}]}
+            for e in check.get("errors", []):
+                start = index.char_of_utf16(e["start"])
+                end = index.char_of_utf16(e["start"] + e["length"])
+                errors.append(
+                    {
+                        "start": view.to_completion(start),
+                        "end": view.to_completion(end),
+                        "message": f"TS{e['code']}: {e['text']}",
+                    }
+                )
+        return {"compiles": not errors, "errors": errors}

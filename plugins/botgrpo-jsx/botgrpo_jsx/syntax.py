@@ -1,0 +1,140 @@
+"""Syntax-error spans from a tree-sitter parse.
+
+tree-sitter marks what it could not parse with ``ERROR`` nodes (a range of skipped or unassembled
+tokens) and ``MISSING`` nodes (a zero-width token it inserted to recover). Each becomes a span:
+
+- an ``ERROR`` node: its range, trimmed of surrounding whitespace;
+- a ``MISSING`` node inside the code: zero width says nothing to a token aligner, so it is widened to
+  the neighbouring tokens (the one before and the one after the insertion point);
+- a ``MISSING`` node at the end of the input ("unexpected end of input"): blaming the last character
+  would punish the innocent end of the code, so the span is the opening token of the construct that
+  was never closed (the ``{`` of a block, the ``(`` of a call, the ``<div>`` of an element).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from botgrpo_jsx.treesitter import Parsed, iter_error_nodes
+
+if TYPE_CHECKING:
+    from tree_sitter import Node
+
+#: A span longer than this many characters is cut to its first line (an ERROR can swallow a file).
+_MAX_OPENER_CHARS = 120
+
+
+@dataclass(frozen=True)
+class SyntaxError_:
+    """One syntax error in ``str`` indices of the parsed code."""
+
+    start: int
+    end: int
+    message: str
+    meta: dict[str, Any]
+
+
+def _leaf_before(parsed: Parsed, byte: int) -> Node | None:
+    """The token ending at or before ``byte`` (skipping whitespace)."""
+    end = len(parsed.source[:byte].rstrip())
+    if end == 0:
+        return None
+    return parsed.root.descendant_for_byte_range(end - 1, end)
+
+
+def _leaf_after(parsed: Parsed, byte: int) -> Node | None:
+    """The token starting at or after ``byte`` (skipping whitespace)."""
+    rest = parsed.source[byte:]
+    start = byte + (len(rest) - len(rest.lstrip()))
+    if start >= len(parsed.source):
+        return None
+    return parsed.root.descendant_for_byte_range(start, start + 1)
+
+
+def _first_line(parsed: Parsed, start: int, end: int) -> tuple[int, int]:
+    """Cut ``[start, end)`` (str indices) to its first non-blank line when it is long."""
+    if end - start <= _MAX_OPENER_CHARS:
+        return start, end
+    text = parsed.index.text
+    newline = text.find("\n", start, end)
+    return start, (end if newline < 0 else max(newline, start + 1))
+
+
+def _trim(text: str, start: int, end: int) -> tuple[int, int]:
+    """Drop leading/trailing whitespace from a range (an ERROR often starts with a newline)."""
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return start, end
+
+
+def _is_at_end(parsed: Parsed, byte: int) -> bool:
+    return not parsed.source[byte:].strip()
+
+
+def syntax_errors(parsed: Parsed, max_errors: int = 20) -> list[SyntaxError_]:
+    """The syntax errors of a parse, in source order (at most ``max_errors``)."""
+    text = parsed.index.text
+    errors: list[SyntaxError_] = []
+    for node in iter_error_nodes(parsed.root, max_errors):
+        if node.is_missing:
+            errors.append(_missing_error(parsed, node))
+            continue
+        start, end = _trim(text, *parsed.char_range(node))
+        if end <= start:  # a zero-width ERROR: widen like a missing token
+            errors.append(_widen(parsed, node, "unexpected input"))
+            continue
+        first = node.child(0)
+        token = parsed.text(first)[:40] if first is not None else parsed.text(node)[:40]
+        meta = {"error": "unexpected input", "near": token, "grammar": parsed.grammar}
+        errors.append(SyntaxError_(start, end, f"unexpected {token!r}", meta))
+    return errors
+
+
+def _missing_error(parsed: Parsed, node: Node) -> SyntaxError_:
+    missing = node.type
+    if _is_at_end(parsed, node.start_byte) and node.parent is not None:
+        construct = node.parent
+        opener = construct.child(0) if construct.child_count else construct
+        if opener is not None and opener.is_missing:
+            opener = construct
+        start, end = _first_line(parsed, *parsed.char_range(opener))
+        start, end = _trim(parsed.index.text, start, end)
+        if end > start:
+            meta = {
+                "error": "unexpected end of input",
+                "missing": missing,
+                "unclosed": construct.type,
+                "grammar": parsed.grammar,
+            }
+            return SyntaxError_(start, end, f"unclosed {construct.type}: missing {missing!r}", meta)
+    return _widen(parsed, node, f"missing {missing!r}")
+
+
+def _widen(parsed: Parsed, node: Node, message: str) -> SyntaxError_:
+    """Span the tokens either side of a zero-width error position."""
+    byte = node.start_byte
+    before = _leaf_before(parsed, byte)
+    after = _leaf_after(parsed, byte)
+    lo = before.start_byte if before is not None else byte
+    hi = after.end_byte if after is not None else byte
+    start, end = parsed.index.char_of_byte(lo), parsed.index.char_of_byte(hi)
+    if end <= start:  # nothing around (empty code): one character at the position, if any
+        start = min(parsed.index.char_of_byte(byte), max(parsed.index.length - 1, 0))
+        end = min(start + 1, parsed.index.length)
+    meta = {"error": message, "grammar": parsed.grammar}
+    return SyntaxError_(start, end, message, meta)
+
+
+def valid_prefix(parsed: Parsed, first_error_byte: int | None) -> list[tuple[int, int]]:
+    """Ranges (str indices) of the well-formed top-level statements before the first error."""
+    ranges = []
+    for child in parsed.root.children:
+        if first_error_byte is not None and child.end_byte > first_error_byte:
+            break
+        if child.has_error or child.is_missing or child.type == "comment":
+            continue
+        ranges.append(parsed.char_range(child))
+    return ranges
