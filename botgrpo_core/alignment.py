@@ -16,6 +16,7 @@ one onto the other:
 from __future__ import annotations
 
 import functools
+import itertools
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -175,15 +176,24 @@ def span_problem(span: Span, text_length: int) -> str | None:
 def offsets_tensor(
     offsets: Sequence[Sequence[tuple[int, int]]], num_tokens: int | None = None
 ) -> torch.Tensor:
-    """Pad per-sample offsets into a ``(B, T, 2)`` long tensor; padding is ``(-1, -1)``."""
+    """Pad per-sample offsets into a ``(B, T, 2)`` long tensor; padding is ``(-1, -1)``.
+
+    Rows may be lists of pairs or ``(N, 2)`` integer arrays (the fast path).
+    """
     import torch
 
     width = num_tokens if num_tokens is not None else max((len(o) for o in offsets), default=0)
-    out = torch.full((len(offsets), width, 2), -1, dtype=torch.long)
+    out = np.full((len(offsets), width, 2), -1, dtype=np.int64)
     for row, row_offsets in enumerate(offsets):
-        if len(row_offsets):
-            out[row, : len(row_offsets)] = torch.as_tensor(np.asarray(row_offsets, dtype=np.int64)[:width])
-    return out
+        n = min(len(row_offsets), width)
+        if n == 0:
+            continue
+        if isinstance(row_offsets, np.ndarray):
+            out[row, :n] = row_offsets[:n]
+        else:  # fromiter over the flattened pairs is several times faster than asarray(list of tuples)
+            flat = np.fromiter(itertools.chain.from_iterable(row_offsets[:n]), dtype=np.int64, count=2 * n)
+            out[row, :n] = flat.reshape(n, 2)
+    return torch.from_numpy(out)
 
 
 def align_spans(
@@ -207,27 +217,29 @@ def align_spans(
 
     B, T = offsets.shape[0], offsets.shape[1]
     out = torch.zeros(B, T, dtype=torch.float32)
-    rows, starts, ends, values = [], [], [], []
-    for row, row_spans in enumerate(spans):
-        for span in row_spans:
-            problem = span_problem(span, text_lengths[row])
-            if problem:
-                raise AlignmentError(f"sample {row}: {problem}")
-            start, end = span.start, span.end
-            if start == end:  # widen a position to the character there
-                if text_lengths[row] == 0:
-                    continue
-                start, end = (start, start + 1) if start < text_lengths[row] else (start - 1, start)
-            rows.append(row)
-            starts.append(start)
-            ends.append(end)
-            values.append(span.value)
+    rows = [row for row, row_spans in enumerate(spans) for _ in row_spans]
     if not rows or T == 0:
         return out
-    row_t = torch.tensor(rows, dtype=torch.long)
-    start_t = torch.tensor(starts, dtype=torch.long)
-    end_t = torch.tensor(ends, dtype=torch.long)
-    value_t = torch.tensor(values, dtype=torch.float32)
+    row_t = torch.tensor(rows, dtype=torch.long)  # (S,)
+    start_t = torch.tensor([sp.start for row_spans in spans for sp in row_spans], dtype=torch.long)
+    end_t = torch.tensor([sp.end for row_spans in spans for sp in row_spans], dtype=torch.long)
+    value_t = torch.tensor([sp.value for row_spans in spans for sp in row_spans], dtype=torch.float32)
+    length_t = torch.as_tensor(list(text_lengths), dtype=torch.long)[row_t]  # (S,)
+
+    bad = (start_t < 0) | (end_t < start_t) | (end_t > length_t) | ~torch.isfinite(value_t)
+    if bool(bad.any()):
+        k = int(bad.nonzero()[0])
+        row = rows[k]
+        span = next(sp for i, sp in enumerate(spans[row]) if span_problem(sp, text_lengths[row]))
+        raise AlignmentError(f"sample {row}: {span_problem(span, text_lengths[row])}")
+    # A zero-width span [a, a) counts as the character at a (the last one when a is the end).
+    empty = start_t == end_t
+    at_end = empty & (start_t == length_t)
+    start_t = torch.where(at_end, start_t - 1, start_t)
+    end_t = torch.where(empty & ~at_end, end_t + 1, end_t)
+    keep = start_t >= 0  # zero-width spans in an empty text touch nothing
+    row_t, start_t, end_t, value_t = row_t[keep], start_t[keep], end_t[keep], value_t[keep]
+    n_spans = int(row_t.numel())
 
     # Flatten rows into one sorted sequence: row r's offsets live in [r * big, (r + 1) * big).
     big = int(max(max(text_lengths), int(offsets.max())) + 2)
@@ -249,7 +261,7 @@ def align_spans(
     if placement != "span":
         raise ValueError(f"placement must be 'span' or 'last', got {placement!r}")
     # Expand every (span, token) pair: exact sums, no cumulative-sum round-off.
-    span_of_pair = torch.repeat_interleave(torch.arange(len(rows)), count)  # (P,)
+    span_of_pair = torch.repeat_interleave(torch.arange(n_spans), count)  # (P,)
     pair_rank = torch.arange(span_of_pair.numel()) - torch.repeat_interleave(
         torch.cumsum(count, 0) - count, count
     )

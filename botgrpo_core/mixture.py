@@ -206,20 +206,20 @@ class _SignalRunner:
             return result
         if isinstance(result, (list, tuple)):
             spans = list(result)
-            for span in spans:
+            n = len(sample.completion)
+            lo, hi = low - tolerance, high + tolerance
+            for span in spans:  # one pass, no calls: spans can be many
                 if not isinstance(span, Span):
                     return SampleError(
                         f"{name}: a local signal returns Span objects, got {type(span).__name__}", "invalid"
                     )
-                problem = span_problem(span, len(sample.completion))
-                if problem:
+                if not (0 <= span.start <= span.end <= n and lo <= span.value <= hi):  # NaN fails too
+                    problem = (
+                        span_problem(span, n)
+                        or f"span value {span.value} outside the declared bounds {self.bounds}"
+                    )
                     return SampleError(
                         f"{name}: {problem}", reason="nan" if "non-finite" in problem else "invalid"
-                    )
-                if not (low - tolerance <= span.value <= high + tolerance):
-                    return SampleError(
-                        f"{name}: span value {span.value} outside the declared bounds {self.bounds}",
-                        "invalid",
                     )
             return spans
         return SampleError(f"{name}: unsupported result type {type(result).__name__}", reason="invalid")
