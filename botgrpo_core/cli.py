@@ -122,6 +122,12 @@ def _cmd_train(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_bench(args: argparse.Namespace) -> int:
+    from botgrpo_core.bench import run_bench_command
+
+    return run_bench_command(args)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="botgrpo",
@@ -170,6 +176,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--resume", action="store_true", help="continue from the last checkpoint in the output dir"
     )
     p.set_defaults(func=_cmd_train)
+
+    p = sub.add_parser("bench", help="run a grid of presets x seeds x tasks from one warm start; write a results folder")
+    p.add_argument("bench_file", help="the benchmark YAML (see benchmarks/)")
+    p.add_argument("--quick", action="store_true", help="1 seed, fewer steps, 3 methods")
+    p.add_argument("--output", default=None, help="results folder (default: from the bench file)")
+    p.add_argument("--set", action="append", metavar="KEY=VALUE", help="override a key of the bench file")
+    p.set_defaults(func=_cmd_bench)
     return parser
 
 
