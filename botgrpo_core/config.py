@@ -21,8 +21,6 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from botgrpo_core.run_sections import DataConfig, EngineConfig, ModelConfig, TrainingConfig
 
 OnErrorPolicy = Literal["zero", "nan", "raise"]
-#: Estimators whose advantages vary along a rollout: a sequence-level ratio would average them away.
-TOKEN_LEVEL_ESTIMATORS = frozenset({"bot", "process", "pure", "token_pool"})
 
 
 class ConfigError(ValueError):
@@ -255,7 +253,7 @@ def load_config(
 # --- semantic checks ---------------------------------------------------------------------------------------------------
 def check_algorithm(config: RunConfig, source: str = "<config>") -> None:
     """Preset exists, and a token-level estimator is not paired with a sequence-level ratio."""
-    from botgrpo_core.presets import PRESETS
+    from botgrpo_core.presets import PRESETS, PresetError, check_estimator_ratio
 
     algo = config.algorithm
     if algo.preset not in PRESETS:
@@ -265,14 +263,14 @@ def check_algorithm(config: RunConfig, source: str = "<config>") -> None:
             f"{source}: algorithm.preset: unknown preset {algo.preset!r}.{hint} Choose one of: {', '.join(PRESETS)}"
         )
     preset = PRESETS[algo.preset]
-    estimator = algo.estimator or preset.estimator
-    ratio = algo.ratio_level or preset.ratio_level
-    if estimator in TOKEN_LEVEL_ESTIMATORS and ratio == "sequence":
-        raise ConfigError(
-            f"{source}: algorithm.ratio_level: a sequence-level importance ratio averages the token-level "
-            f"advantages of estimator {estimator!r} away. Set algorithm.ratio_level: token, or use an "
-            "outcome-only estimator (grpo) with the gspo preset."
+    try:
+        check_estimator_ratio(
+            algo.estimator or preset.estimator,
+            algo.ratio_level or preset.ratio_level,
+            where="algorithm.ratio_level",
         )
+    except PresetError as exc:
+        raise ConfigError(f"{source}: {exc}") from None
 
 
 def signal_bounds(

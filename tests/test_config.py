@@ -104,7 +104,10 @@ def test_unknown_preset_and_sequence_ratio_with_token_estimator() -> None:
         ConfigError, match=r"algorithm\.preset: unknown preset 'bot-grp'.*Did you mean 'bot-grpo'"
     ):
         parse_config({**BASE, "algorithm": {"preset": "bot-grp"}})
-    with pytest.raises(ConfigError, match=r"algorithm\.ratio_level: a sequence-level importance ratio"):
+    with pytest.raises(
+        ConfigError,
+        match=r"algorithm\.ratio_level: estimator 'bot' gives every token its own advantage.*Set ratio_level: token",
+    ):
         parse_config({**BASE, "algorithm": {"preset": "bot-grpo", "ratio_level": "sequence"}})
     parse_config(
         {**BASE, "algorithm": {"preset": "gspo"}}
