@@ -1,0 +1,77 @@
+"""One entry point for "this piece of model text is an expression": plain text first, LaTeX second.
+
+Results are exact ``Fraction`` s when the expression is plain rational arithmetic (so ``17+5`` never
+builds a sympy object), else sympy expressions built under the caps.
+"""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+from typing import Any
+
+from botgrpo_sympy.limits import LimitExceeded, Limits, Undefined, Unsupported
+from botgrpo_sympy.plainmath import NotRational, fraction_value, parse_plain, to_sympy
+
+_THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
+_LATEXISH = re.compile(r"[\\{}]")
+
+
+def _strip_thousands(text: str) -> str:
+    """``1,000`` -> ``1000`` outside brackets (inside, a comma separates arguments)."""
+    if "," not in text:
+        return text
+    out, depth = [], 0
+    for i, ch in enumerate(text):
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth = max(0, depth - 1)
+        if ch == "," and depth == 0 and _THOUSANDS.match(text, i):
+            continue
+        out.append(ch)
+    return "".join(out)
+
+
+def parse_plain_value(text: str, limits: Limits) -> Any:
+    """Plain text -> Fraction (fast path) or sympy expression. Raises on anything else."""
+    parsed = parse_plain(_strip_thousands(text), limits)
+    try:
+        return fraction_value(parsed, limits)
+    except NotRational:
+        return to_sympy(parsed, limits)
+
+
+def parse_value(text: str, limits: Limits, *, latex: bool = False) -> Any:
+    """An expression (not a relation or a set): Fraction or sympy ``Expr``.
+
+    Raises :class:`Unsupported`, :class:`LimitExceeded` or :class:`Undefined`.
+    """
+    import sympy
+
+    text = text.strip()
+    if not text:
+        raise Unsupported("empty expression")
+    if len(text) > limits.max_chars:
+        raise LimitExceeded("length")
+    error: Exception | None = None
+    if not latex and not _LATEXISH.search(text):
+        try:
+            return parse_plain_value(text, limits)
+        except (LimitExceeded, Undefined):
+            raise
+        except Unsupported as exc:
+            error = exc
+    from botgrpo_sympy.latexmath import parse_latex
+
+    try:
+        value = parse_latex(text, limits)
+    except Unsupported:
+        if error is not None:
+            raise error from None
+        raise
+    if not isinstance(value, sympy.Expr) or isinstance(value, sympy.Tuple):
+        raise Unsupported(f"{type(value).__name__} is not a single expression")
+    if value.is_Rational:
+        return Fraction(int(value.p), int(value.q))
+    return value

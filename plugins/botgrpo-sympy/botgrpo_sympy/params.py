@@ -1,0 +1,91 @@
+"""Parameters of ``sympy.answer`` and ``sympy.steps`` (checked when the run file is loaded).
+
+Importing this module costs pydantic only: sympy is imported by the workers, never here.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from botgrpo_sympy.limits import Limits
+
+
+def _check_regex(pattern: str | None, what: str) -> str | None:
+    if pattern is None:
+        return None
+    try:
+        re.compile(pattern)
+    except re.error as exc:
+        raise ValueError(f"{what}: invalid regular expression {pattern!r}: {exc}") from exc
+    return pattern
+
+
+class _Common(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    answer_pattern: str | None = Field(
+        None,
+        description=(
+            "regex for the final answer (first non-empty group of the last match); default: the last "
+            "\\boxed{}, else the last 'Answer:' / 'Final answer:' / 'A:' line, else 'the answer is ...'"
+        ),
+    )
+    workers: int = Field(2, ge=1, le=64, description="checker processes")
+    timeout_s: float = Field(5.0, gt=0, description="hard time limit per completion (the worker is killed)")
+    memory_mb: int = Field(1024, ge=64, description="memory headroom per checker process (RLIMIT_AS)")
+    seed: int = Field(0, description="seed of the random substitution points (per completion, reproducible)")
+    limits: Limits = Field(default_factory=Limits, description="caps on each parsed expression")
+
+    @field_validator("answer_pattern")
+    @classmethod
+    def _answer_regex(cls, value: str | None) -> str | None:
+        return _check_regex(value, "answer_pattern")
+
+
+class AnswerParams(_Common):
+    """``sympy.answer``: is the final answer mathematically equal to the row's reference?"""
+
+    reference_field: str = Field("answer", description="row field holding the reference answer")
+    partial_credit: bool = Field(
+        False, description="tuples and sets score the fraction of matching elements instead of 0/1"
+    )
+    rel_tol: float = Field(
+        0.0, ge=0, lt=1, description="accept numeric answers within this relative error (0 = exact)"
+    )
+
+
+class StepsParams(_Common):
+    """``sympy.steps``: +1 / -1 / 0 per step for verified / refuted / uncheckable claims."""
+
+    step_split: Literal["auto", "lines", "markers", "regex"] = Field(
+        "auto",
+        description="'lines', 'markers' ('Step k:' blocks), 'regex' (step_regex separates steps), "
+        "'auto' (markers when present, else lines)",
+    )
+    step_regex: str | None = Field(None, description="separator regex for step_split: regex")
+    points: int = Field(4, ge=1, le=32, description="random substitution points per identity check")
+    check_answer_line: bool = Field(
+        True,
+        description="a step that only states the final answer is +1 if it equals the previous step's "
+        "result, -1 if both are numbers and differ, else 0",
+    )
+    max_steps: int = Field(300, ge=1, description="steps after this many get 0 without being checked")
+    max_step_chars: int = Field(2000, ge=1, description="a longer step gets 0 without being checked")
+    max_claims_per_step: int = Field(20, ge=1, description="relation chains checked per step (the rest: 0)")
+    accept_rounding: bool = Field(
+        True, description="'1/3 = 0.33' counts as correct when the decimal is the value rounded or truncated"
+    )
+
+    @field_validator("step_regex")
+    @classmethod
+    def _step_regex(cls, value: str | None) -> str | None:
+        return _check_regex(value, "step_regex")
+
+    @model_validator(mode="after")
+    def _regex_needed(self) -> StepsParams:
+        if self.step_split == "regex" and not self.step_regex:
+            raise ValueError("step_split: regex needs step_regex (a separator pattern, e.g. '\\n\\n')")
+        return self

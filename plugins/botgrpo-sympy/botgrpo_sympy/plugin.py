@@ -1,0 +1,60 @@
+"""Entry point ``sympy = "botgrpo_sympy.plugin"``: registers ``sympy.answer`` and ``sympy.steps``.
+
+Importing this module costs pydantic only; sympy, latex2sympy2 and the checker processes are
+started by ``make_scorer`` when a run actually uses one of the signals.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from botgrpo_core.hookspecs import hookimpl
+from botgrpo_core.signals import SignalSpec
+from botgrpo_sympy.params import AnswerParams, StepsParams
+
+if TYPE_CHECKING:
+    from botgrpo_sympy.scorers import AnswerScorer, StepsScorer
+
+
+def make_answer_scorer(params: AnswerParams) -> AnswerScorer:
+    """Build the ``sympy.answer`` scorer (starts its checker processes on first use)."""
+    from botgrpo_sympy.scorers import AnswerScorer
+
+    return AnswerScorer(params)
+
+
+def make_steps_scorer(params: StepsParams) -> StepsScorer:
+    """Build the ``sympy.steps`` scorer (starts its checker processes on first use)."""
+    from botgrpo_sympy.scorers import StepsScorer
+
+    return StepsScorer(params)
+
+
+ANSWER = SignalSpec(
+    name="sympy.answer",
+    kind="global",
+    bounds=(0.0, 1.0),
+    make_scorer=make_answer_scorer,
+    params_model=AnswerParams,
+    description="1 if the final answer (\\boxed{}, 'Answer:', 'A:' or a pattern) equals the reference, "
+    "checked with sympy under time and memory limits",
+    cpu_heavy=True,
+)
+
+STEPS = SignalSpec(
+    name="sympy.steps",
+    kind="local",
+    bounds=(-1.0, 1.0),
+    make_scorer=make_steps_scorer,
+    params_model=StepsParams,
+    description="per step: +1 verified, -1 refuted, 0 not checkable (arithmetic, identities, equations)",
+    cpu_heavy=True,
+)
+
+
+@hookimpl
+def botgrpo_register_signals(register: Callable[[SignalSpec], None]) -> None:
+    """Register ``sympy.answer`` and ``sympy.steps``."""
+    register(ANSWER)
+    register(STEPS)

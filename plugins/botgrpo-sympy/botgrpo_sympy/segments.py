@@ -1,0 +1,315 @@
+"""Pure text work: split a completion into steps, find math claims in a step, find the final answer.
+
+Nothing here builds math objects; it only cuts strings (with their offsets into the completion) so
+the checker can parse each piece under the caps.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+#: A ``Step k:`` marker at the start of a line.
+STEP_MARKER = re.compile(r"(?im)^[ \t]*(?:\*\*)?step[ \t]*\d+[ \t]*(?:\*\*)?[ \t]*[:.)]")
+#: Default final-answer patterns, tried in this order (the last match of the first that matches).
+ANSWER_LINE = re.compile(
+    r"(?im)^[ \t]*(?:\*\*)?(?:final[ \t]+answer|answer|A)(?:\*\*)?[ \t]*[:：][ \t]*(.+?)[ \t]*$"
+)
+ANSWER_IS = re.compile(r"(?i)\b(?:final[ \t]+)?answer[ \t]+is[ \t:]*(.+?)[ \t]*(?:\.[ \t]*)?$", re.MULTILINE)
+
+_ARROWS = re.compile(r"=>|⇒|⟹|->|→|\\implies|\\Rightarrow|\\Longrightarrow|\\therefore|∴")
+
+
+@dataclass(frozen=True)
+class Piece:
+    """A substring of the completion: ``text == completion[start:end]``."""
+
+    text: str
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
+class Claim:
+    """A chain ``sides[0] rel[0] sides[1] rel[1] ...`` found in one step."""
+
+    sides: tuple[Piece, ...]
+    relations: tuple[str, ...]
+    latex: bool
+
+
+def _trimmed(text: str, start: int, end: int) -> Piece | None:
+    segment = text[start:end]
+    left = len(segment) - len(segment.lstrip())
+    right = len(segment.rstrip())
+    if right <= left:
+        return None
+    return Piece(segment[left:right], start + left, start + right)
+
+
+def split_steps(completion: str, mode: str = "auto", separator: str | None = None) -> list[Piece]:
+    """Steps of a completion: lines, ``Step k:`` blocks, or pieces between ``separator`` matches."""
+    if mode == "regex":
+        if not separator:
+            raise ValueError("step_split 'regex' needs step_regex")
+        cuts = [(m.start(), m.end()) for m in re.finditer(separator, completion)]
+    elif mode == "markers" or (mode == "auto" and STEP_MARKER.search(completion)):
+        cuts = [(m.start(), m.start()) for m in STEP_MARKER.finditer(completion)]
+    else:
+        cuts = [(m.start(), m.end()) for m in re.finditer(r"\n", completion)]
+    pieces: list[Piece] = []
+    pos = 0
+    for cut_start, cut_end in [*cuts, (len(completion), len(completion))]:
+        piece = _trimmed(completion, pos, cut_start)
+        if piece is not None:
+            pieces.append(piece)
+        pos = cut_end
+    return pieces
+
+
+# --- math runs inside a step ---------------------------------------------------------------------------------
+_LATEX_DELIMS = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$|\\\((.+?)\\\)|\\\[(.+?)\\\]", re.DOTALL)
+_WORD_OK = frozenset(
+    [
+        "sqrt",
+        "cbrt",
+        "sin",
+        "cos",
+        "tan",
+        "cot",
+        "sec",
+        "csc",
+        "asin",
+        "acos",
+        "atan",
+        "arcsin",
+        "arccos",
+        "arctan",
+        "sinh",
+        "cosh",
+        "tanh",
+        "exp",
+        "log",
+        "ln",
+        "abs",
+        "floor",
+        "ceil",
+        "factorial",
+        "gcd",
+        "lcm",
+        "binomial",
+        "pi",
+    ]
+)
+_RUN_TOKEN = re.compile(
+    r"""(?P<cmd>\\[A-Za-z]+|\\[{}])
+      |(?P<num>\d+(?:\.\d+)?)
+      |(?P<word>[A-Za-z]+)
+      |(?P<rel><=|>=|!=|=>|->|[=<>≤≥≠≈⇒⟹→∴])
+      |(?P<op>\*\*|[-+*/^()!×÷·⋅−–²³π√∞|{}_])
+      |(?P<comma>,)
+      |(?P<ws>[ \t]+)""",
+    re.VERBOSE,
+)
+_BREAK_COMMANDS = frozenset({"text", "textbf", "mathrm", "quad", "qquad", "mbox", "hbox"})
+
+
+def _runs(text: str, offset: int) -> list[Piece]:
+    """Maximal stretches of math-looking tokens in plain text (prose words and punctuation break them)."""
+    runs: list[Piece] = []
+    start: int | None = None
+    last_end = 0
+    depth = 0
+    pos = 0
+
+    def close() -> None:
+        nonlocal start
+        if start is not None:
+            piece = _trimmed(text, start, last_end)
+            if piece is not None:
+                runs.append(Piece(piece.text, piece.start + offset, piece.end + offset))
+        start = None
+
+    while pos < len(text):
+        m = _RUN_TOKEN.match(text, pos)
+        if m is None:
+            close()
+            depth = 0
+            pos += 1
+            continue
+        kind, value = m.lastgroup, m.group()
+        math_token = True
+        if kind == "word":
+            math_token = len(value) == 1 or value in _WORD_OK
+        elif kind == "cmd":
+            math_token = value[1:] not in _BREAK_COMMANDS
+        elif kind == "comma":
+            # Inside brackets a comma separates arguments; thousands groups (1,000) stay numbers;
+            # elsewhere it ends a clause ("x = 3, so y = 4").
+            thousands = re.match(r",\d{3}(?!\d)", text[pos:]) and last_end == pos and start is not None
+            math_token = depth > 0 or bool(thousands)
+        if kind == "op" and value in "({":
+            depth += 1
+        elif kind == "op" and value in ")}":
+            depth = max(0, depth - 1)
+        if not math_token:
+            close()
+            depth = 0
+        elif kind != "ws":
+            if start is None:
+                start = m.start()
+            last_end = m.end()
+        pos = m.end()
+    close()
+    return runs
+
+
+_REL_SPLIT = re.compile(r"<=|>=|!=|\\leq?|\\geq?|\\neq?|\\approx|[=<>≤≥≠≈]")
+
+
+def _split_top(text: str) -> tuple[list[tuple[int, int]], list[str]]:
+    """Split at relation symbols outside brackets; returns (piece ranges, relations found)."""
+    ranges, found = [], []
+    start = 0
+    depth = None
+    for m in _REL_SPLIT.finditer(text):
+        if m.group().startswith("\\") and text[m.end() : m.end() + 1].isalpha():
+            continue  # \left, \neg... are not relations
+        if depth is None:
+            depth = _depths(text) if any(c in text for c in "([{") else []
+        if depth and depth[m.start()]:
+            continue
+        ranges.append((start, m.start()))
+        found.append(m.group())
+        start = m.end()
+    ranges.append((start, len(text)))
+    return ranges, found
+
+
+def _depths(text: str) -> list[int]:
+    """Bracket depth before each character (escaped LaTeX braces count too)."""
+    out, depth = [], 0
+    for ch in text:
+        out.append(depth)
+        if ch in "({[":
+            depth += 1
+        elif ch in ")}]":
+            depth = max(0, depth - 1)
+    return out
+
+
+def _claims_in(piece: Piece, latex: bool) -> list[Claim]:
+    claims: list[Claim] = []
+    # Arrows and (in LaTeX) "," / "\quad" separate independent statements.
+    parts = [(piece.start, piece.end)]
+    cut = [(m.start(), m.end()) for m in _ARROWS.finditer(piece.text)]
+    if latex:
+        depth = _depths(piece.text)
+        cut += [
+            (m.start(), m.end())
+            for m in re.finditer(r",\s|\\q?quad|\\text\{[^{}]*\}|;", piece.text)
+            if depth[m.start()] == 0
+        ]
+    if cut:
+        parts, pos = [], 0
+        for a, b in sorted(cut):
+            if a >= pos:
+                parts.append((piece.start + pos, piece.start + a))
+                pos = b
+        parts.append((piece.start + pos, piece.end))
+    for a, b in parts:
+        text = piece.text[a - piece.start : b - piece.start]
+        ranges, rels = _split_top(text)
+        if not rels:
+            continue
+        sides = []
+        for s, e in ranges:
+            side = _trimmed(text, s, e)
+            sides.append(Piece(side.text, a + side.start, a + side.end) if side else Piece("", a + s, a + s))
+        claims.append(Claim(tuple(sides), tuple(_canonical_relation(r) for r in rels), latex))
+    return claims
+
+
+def _canonical_relation(rel: str) -> str:
+    return {
+        "\\leq": "<=",
+        "\\le": "<=",
+        "≤": "<=",
+        "\\geq": ">=",
+        "\\ge": ">=",
+        "≥": ">=",
+        "\\neq": "!=",
+        "\\ne": "!=",
+        "≠": "!=",
+        "\\approx": "≈",
+    }.get(rel, rel)
+
+
+def find_claims(step: Piece) -> list[Claim]:
+    """Relation chains in a step: inside ``$...$``/``\\(...\\)`` as LaTeX, elsewhere as plain runs."""
+    claims: list[Claim] = []
+    text = step.text
+    pos = 0
+    for m in _LATEX_DELIMS.finditer(text):
+        for run in _runs(text[pos : m.start()], step.start + pos):
+            claims += _claims_in(run, latex="\\" in run.text or "{" in run.text)
+        group = next(g for g in range(1, 5) if m.group(g) is not None)
+        inner = _trimmed(text, m.start(group), m.end(group))
+        if inner is not None:
+            claims += _claims_in(Piece(inner.text, step.start + inner.start, step.start + inner.end), True)
+        pos = m.end()
+    for run in _runs(text[pos:], step.start + pos):
+        claims += _claims_in(run, latex="\\" in run.text or "{" in run.text)
+    return claims
+
+
+# --- final answers -------------------------------------------------------------------------------------------
+def last_boxed(text: str, max_len: int = 20_000) -> Piece | None:
+    """Content of the last closed ``\\boxed{...}`` (or ``\\fbox{...}``), braces matched."""
+    for m in reversed(list(re.finditer(r"\\(?:boxed|fbox)\s*\{", text))):
+        depth, i, stop = 1, m.end(), min(len(text), m.end() + max_len)
+        while i < stop and depth:
+            ch = text[i]
+            if ch == "{":
+                depth += 1
+            elif ch == "}":
+                depth -= 1
+            i += 1
+        if depth == 0:
+            found = _trimmed(text, m.end(), i - 1)
+            if found is not None:
+                return found
+    return None
+
+
+def extract_answer(completion: str, pattern: str | None = None) -> Piece | None:
+    """The final answer: ``pattern`` (its first non-empty group, last match) or the defaults:
+    the last ``\\boxed{}``, else the last ``Answer:`` / ``Final answer:`` / ``A:`` line, else the
+    last "the answer is ..."."""
+    if pattern is not None:
+        found = None
+        for m in re.finditer(pattern, completion):
+            groups = [g for g in range(1, (m.re.groups or 0) + 1) if m.group(g)]
+            g = groups[0] if groups else 0
+            found = _trimmed(completion, m.start(g), m.end(g)) or found
+        return _unwrap(completion, found)
+    boxed = last_boxed(completion)
+    if boxed is not None:
+        return boxed
+    for regex in (ANSWER_LINE, ANSWER_IS):
+        found = None
+        for m in regex.finditer(completion):
+            found = _trimmed(completion, m.start(1), m.end(1)) or found
+        if found is not None:
+            return _unwrap(completion, found)
+    return None
+
+
+def _unwrap(completion: str, piece: Piece | None) -> Piece | None:
+    """Strip a ``\\boxed{}`` inside an answer line."""
+    if piece is None:
+        return None
+    inner = last_boxed(piece.text)
+    if inner is not None:
+        return Piece(inner.text, piece.start + inner.start, piece.start + inner.end)
+    return piece

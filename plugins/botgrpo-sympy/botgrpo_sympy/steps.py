@@ -1,0 +1,361 @@
+"""``sympy.steps``: check every claim of every step of one completion (runs inside a worker).
+
+Per step, each relation chain ``a = b = c`` is checked link by link:
+
+- no variables: exact arithmetic (``17+5=22``), with ``1/3 = 0.33`` accepted as rounding by option;
+- variables, true for all values: an identity (``(x+1)^2 = x^2+2x+1``);
+- every variable has a value carried from earlier steps (``x = 3`` before): checked at those values;
+- otherwise an equation: verified if it follows from the previous equation (or the prompt's
+  equations), refuted if it holds at none of their solutions, else not checkable (a new premise).
+
+``y = 2x + 1`` with ``y`` never seen before defines ``y`` (no verdict), and a chain whose first
+side is empty continues the previous chain (``= x^2 + 2x + 1`` on the next line). The step's value
+is -1 if any claim is refuted, else +1 if any is verified, else 0; its meta lists each claim.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import zlib
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+import mpmath
+import sympy
+
+from botgrpo_sympy.equality import Outcome, Verdict, equal, free_symbols, implied
+from botgrpo_sympy.limits import LimitExceeded, Undefined, Unsupported
+from botgrpo_sympy.mathparse import parse_value
+from botgrpo_sympy.numeval import Evaluator, Value, same
+from botgrpo_sympy.params import StepsParams
+from botgrpo_sympy.segments import Claim, Piece, extract_answer, find_claims, split_steps
+
+_DECIMAL = re.compile(r"^\s*-?\d*\.(\d+)\s*$")
+_UNKNOWN_PARSE = (Unsupported, LimitExceeded, Undefined)
+#: Per-process cache: prompt -> (premises, known symbols).
+_PROMPTS: dict[Any, tuple[list[Any], set[sympy.Symbol]]] = {}
+
+
+@dataclass
+class _Side:
+    text: str
+    value: Any = None
+    error: str | None = None
+
+
+@dataclass
+class StepState:
+    """What earlier steps established, carried forward through the completion."""
+
+    premises: list[Any] = field(default_factory=list)  # f with f = 0, from the prompt
+    known: set[sympy.Symbol] = field(default_factory=set)  # symbols seen so far
+    env: dict[sympy.Symbol, Value] = field(default_factory=dict)  # values carried (x = 3)
+    prev_eq: Any = None  # the last equation with variables, as f (f = 0)
+    last_side: _Side | None = None  # the last side of the last chain (for continuations)
+    last_value: Value | None = None  # its numeric value, if any
+
+
+def _to_expr(v: Any) -> Any:
+    return sympy.Rational(v.numerator, v.denominator) if isinstance(v, Fraction) else v
+
+
+def _to_fraction(v: Value) -> Fraction:
+    if isinstance(v, Fraction):
+        return v
+    man, exp = v.real.man_exp
+    return Fraction(man) * Fraction(2) ** exp
+
+
+class StepChecker:
+    """Checks the steps of one completion; ``check`` returns ``(start, end, value, meta)`` tuples."""
+
+    def __init__(self, params: StepsParams, prompt: str, completion: str) -> None:
+        self.params = params
+        self.limits = params.limits
+        self.completion = completion
+        seed = params.seed ^ zlib.crc32(completion.encode("utf-8", "replace"))
+        self.rng = random.Random(seed)
+        self.state = StepState()
+        self._read_prompt(prompt)
+
+    # -- parsing ----------------------------------------------------------------------------------------------
+    def _parse(self, piece: Piece, latex: bool) -> _Side:
+        try:
+            return _Side(piece.text, value=parse_value(piece.text, self.limits, latex=latex))
+        except _UNKNOWN_PARSE as exc:
+            return _Side(piece.text, error=str(exc) or exc.__class__.__name__)
+
+    def _numeric(self, value: Any) -> Value | None:
+        """Value of an expression using the carried values, or None."""
+        if isinstance(value, Fraction):
+            return value
+        if value is None or not free_symbols(value) <= set(self.state.env):
+            return None
+        try:
+            return Evaluator(self.state.env, self.limits)(value)
+        except _UNKNOWN_PARSE:
+            return None
+
+    def _read_prompt(self, prompt: str) -> None:
+        """Equations with variables in the prompt are premises; their symbols are known.
+
+        A group's G completions share one prompt: the result is cached per worker process.
+        """
+        key = (prompt, self.params.limits)
+        cached = _PROMPTS.get(key)
+        if cached is None:
+            cached = self._premises_of(prompt)
+            if len(_PROMPTS) >= 256:
+                _PROMPTS.pop(next(iter(_PROMPTS)))
+            _PROMPTS[key] = cached
+        premises, known = cached
+        self.state.premises = list(premises)
+        self.state.known = set(known)
+
+    def _premises_of(self, prompt: str) -> tuple[list[Any], set[sympy.Symbol]]:
+        if len(prompt) > 4 * self.params.max_step_chars:
+            prompt = prompt[-4 * self.params.max_step_chars :]  # the question is usually at the end
+        premises: list[Any] = []
+        known: set[sympy.Symbol] = set()
+        piece = Piece(prompt, 0, len(prompt))
+        for claim in find_claims(piece)[:20]:
+            sides = [self._parse(s, claim.latex) for s in claim.sides]
+            for a, rel, b in zip(sides, claim.relations, sides[1:], strict=False):
+                if a.value is None or b.value is None:
+                    continue
+                known |= free_symbols(a.value, b.value)
+                if rel == "=" and free_symbols(a.value, b.value):
+                    premises.append(_to_expr(a.value) - _to_expr(b.value))
+        return premises, known
+
+    # -- claims -----------------------------------------------------------------------------------------------
+    def check(self) -> list[tuple[int, int, float, dict[str, Any]]]:
+        p = self.params
+        out = []
+        for i, step in enumerate(split_steps(self.completion, p.step_split, p.step_regex)):
+            if i >= p.max_steps:
+                out.append((step.start, step.end, 0.0, {"claims": [], "status": "not checked (max_steps)"}))
+            elif len(step.text) > p.max_step_chars:
+                out.append(
+                    (step.start, step.end, 0.0, {"claims": [], "status": "not checked (max_step_chars)"})
+                )
+            else:
+                out.append(self._check_step(step))
+        return out
+
+    def _check_step(self, step: Piece) -> tuple[int, int, float, dict[str, Any]]:
+        claims = find_claims(step)[: self.params.max_claims_per_step]
+        results: list[dict[str, Any]] = []
+        if not claims:
+            answer = extract_answer(step.text, self.params.answer_pattern)
+            if answer is not None and self.params.check_answer_line:
+                results.append(self._check_answer_line(answer.text))
+        for claim in claims:
+            results += self._check_claim(claim)
+        verdicts = [r["verdict"] for r in results]
+        value = -1.0 if -1 in verdicts else 1.0 if 1 in verdicts else 0.0
+        meta: dict[str, Any] = {"claims": results}
+        failed = [r for r in results if r["verdict"] == -1]
+        if failed:
+            meta["failed"] = "; ".join(f"{r['claim']}: {r['reason']}" for r in failed)
+        if not results:
+            meta["status"] = "no claim"
+        return (step.start, step.end, value, meta)
+
+    def _check_answer_line(self, text: str) -> dict[str, Any]:
+        claim = _short(f"answer {text}")
+        last = self.state.last_value
+        try:
+            value = parse_value(text, self.limits)
+        except _UNKNOWN_PARSE as exc:
+            return {"claim": claim, "verdict": 0, "reason": f"answer not parsed: {exc}"}
+        if last is None:
+            return {"claim": claim, "verdict": 0, "reason": "no earlier result to compare with"}
+        got = self._numeric(value)
+        if got is None:
+            return {"claim": claim, "verdict": 0, "reason": "answer is not a number"}
+        if same(got, last):
+            return {"claim": claim, "verdict": 1, "reason": "matches the last result"}
+        return {"claim": claim, "verdict": -1, "reason": f"differs from the last result {_show(last)}"}
+
+    def _check_claim(self, claim: Claim) -> list[dict[str, Any]]:
+        st = self.state
+        sides = [self._parse(s, claim.latex) for s in claim.sides]
+        relations = list(claim.relations)
+        # "= x^2 + 2x + 1" on its own line continues the previous chain.
+        if not claim.sides[0].text and relations[0] == "=" and st.last_side is not None:
+            sides[0] = st.last_side
+        results = []
+        defined: sympy.Symbol | None = None
+        first = 0
+        head = sides[0].value
+        if (
+            relations[0] == "="
+            and isinstance(head, sympy.Symbol)
+            and head not in st.known
+            and all(s.value is not None and head not in free_symbols(s.value) for s in sides[1:])
+            and (len(sides) > 2 or not free_symbols(sides[1].value) - st.known - set(st.env))
+        ):
+            defined, first = head, 1  # "y = 2x + 1": a definition, no claim
+        for i in range(first, len(relations)):
+            a, b, rel = sides[i], sides[i + 1], relations[i]
+            if not a.text or not b.text:
+                continue  # "17+5-8 =" (nothing to compare)
+            text = _short(f"{a.text} {rel} {b.text}")
+            if a.error or b.error:
+                outcome = Outcome(Verdict.UNKNOWN, f"not parsed: {a.error or b.error}")
+            else:
+                try:
+                    outcome = self._check_link(a, rel, b)
+                except _UNKNOWN_PARSE as exc:
+                    outcome = Outcome(Verdict.UNKNOWN, str(exc))
+            results.append({"claim": text, "verdict": outcome.verdict.value, "reason": outcome.reason})
+        for s in sides:
+            if s.value is not None:
+                st.known |= free_symbols(s.value)
+        last = sides[-1]
+        if last.value is not None:
+            st.last_side = last
+            value = self._numeric(last.value)
+            if value is not None:
+                st.last_value = value
+                if defined is not None:
+                    st.env[defined] = value
+        return results
+
+    def _check_link(self, a: _Side, rel: str, b: _Side) -> Outcome:
+        if rel == "=":
+            return self._check_equal(a, b)
+        return self._check_order(a, rel, b)
+
+    def _rounded(self, a: _Side, b: _Side, value_a: Value | None, value_b: Value | None) -> bool:
+        """``1/3 = 0.33``: one side is a decimal literal and the other rounds or truncates to it."""
+        if not self.params.accept_rounding:
+            return False
+        for lit, other in ((b, value_a), (a, value_b)):
+            m = _DECIMAL.match(lit.text)
+            if m is None or other is None or not isinstance(lit.value, Fraction):
+                continue
+            if not isinstance(other, Fraction) and abs(other.imag) > 1e-30:
+                continue
+            k = len(m.group(1))
+            exact = _to_fraction(other)
+            scaled = exact * 10**k
+            candidates = {Fraction(round(scaled), 10**k), Fraction(int(scaled), 10**k)}
+            if lit.value in candidates:
+                return True
+        return False
+
+    def _check_equal(self, a: _Side, b: _Side) -> Outcome:
+        st, limits, rng = self.state, self.limits, self.rng
+        variables = free_symbols(a.value, b.value)
+        outcome = equal(a.value, b.value, limits, rng, points=self.params.points)
+        if not variables:
+            if outcome.verdict is Verdict.FALSE and self._rounded(
+                a, b, self._numeric(a.value), self._numeric(b.value)
+            ):
+                return Outcome(Verdict.TRUE, "rounded")
+            return outcome
+        if outcome.verdict is Verdict.TRUE:
+            return outcome
+        g = _to_expr(a.value) - _to_expr(b.value)
+        if variables <= set(st.env):
+            carried = {s: st.env[s] for s in variables}
+            shown = ", ".join(
+                f"{s}={_show(v)}" for s, v in sorted(carried.items(), key=lambda kv: str(kv[0]))
+            )
+            at_values = equal(a.value, b.value, limits, rng, fixed=carried)
+            if at_values.verdict is Verdict.FALSE and self._rounded(
+                a, b, self._numeric(a.value), self._numeric(b.value)
+            ):
+                at_values = Outcome(Verdict.TRUE, "rounded")
+            if at_values.verdict is Verdict.FALSE and st.prev_eq is not None:
+                # Maybe a fresh derivation that reuses a letter: accept it if it follows from the last equation.
+                again = implied([[st.prev_eq]], g, limits, rng)
+                if again.verdict is Verdict.TRUE:
+                    self._record_equation(a, b, g)
+                    return again
+            if at_values.verdict is not Verdict.UNKNOWN:
+                return Outcome(at_values.verdict, f"with {shown}: {at_values.reason}")
+        systems: list[list[Any]] = []
+        env_eqs = [s - _to_expr(v) for s, v in st.env.items() if isinstance(v, Fraction)]
+        if st.prev_eq is not None:
+            systems.append([st.prev_eq])
+        if st.premises:
+            systems.append(st.premises + env_eqs)
+        if st.prev_eq is not None and env_eqs:
+            systems.append([st.prev_eq, *env_eqs])
+        outcome = implied(systems, g, limits, rng) if systems else Outcome(Verdict.UNKNOWN, "a new equation")
+        if not outcome.branch:
+            # A branch ("x = 2" of x^2 = 4) is one case among several: the next case ("x = 3" or
+            # "x = -2") must still be checked against the equation both came from.
+            self._record_equation(a, b, g)
+        return outcome
+
+    def _record_equation(self, a: _Side, b: _Side, g: Any) -> None:
+        """Remember the equation; ``x = 3`` also carries the value 3 for x."""
+        st = self.state
+        st.prev_eq = g
+        for lhs, rhs in ((a, b), (b, a)):
+            if isinstance(lhs.value, sympy.Symbol):
+                value = self._numeric(rhs.value)
+                if value is not None and isinstance(value, Fraction):
+                    st.env[lhs.value] = value
+                    return
+
+    def _check_order(self, a: _Side, rel: str, b: _Side) -> Outcome:
+        va, vb = self._numeric(a.value), self._numeric(b.value)
+        if va is None or vb is None:
+            return Outcome(Verdict.UNKNOWN, "inequality with unknown variables")
+        if rel == "≈":
+            if self._rounded(a, b, va, vb) or same(va, vb):
+                return Outcome(Verdict.TRUE, "approximately equal")
+            x, y = complex(_c(va)), complex(_c(vb))
+            close = abs(x - y) <= 1e-3 * max(abs(x), abs(y))
+            return Outcome(Verdict.TRUE if close else Verdict.FALSE, f"{_show(va)} vs {_show(vb)}")
+        if rel == "!=":
+            return Outcome(Verdict.FALSE if same(va, vb) else Verdict.TRUE, "inequality")
+        x, y = _real(va), _real(vb)
+        if x is None or y is None:
+            return Outcome(Verdict.UNKNOWN, "comparison of non-real numbers")
+        if same(va, vb):
+            holds = rel in ("<=", ">=")
+        else:
+            holds = {"<": x < y, ">": x > y, "<=": x < y, ">=": x > y}[rel]
+        return Outcome(Verdict.TRUE if holds else Verdict.FALSE, f"{_show(va)} {rel} {_show(vb)} is {holds}")
+
+
+def _short(text: str, limit: int = 160) -> str:
+    """Claim text for span meta, shortened (meta travels back from the worker and into logs)."""
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _c(v: Value) -> Any:
+    return complex(v) if isinstance(v, Fraction) else complex(v.real, v.imag)
+
+
+def _real(v: Value) -> mpmath.mpf | None:
+    """The real value at working precision (exact rationals of any size compare correctly)."""
+    if isinstance(v, Fraction):
+        with mpmath.workdps(60):
+            return mpmath.mpf(v.numerator) / v.denominator
+    if abs(v.imag) > mpmath.mpf(10) ** -30 * max(1, abs(v)):
+        return None
+    return v.real
+
+
+def _show(v: Value) -> str:
+    if isinstance(v, Fraction):
+        return str(v)
+    if abs(v.imag) < 1e-30:
+        return mpmath.nstr(v.real, 12)
+    return mpmath.nstr(v, 12)
+
+
+def check_steps(
+    params: StepsParams, prompt: str, completion: str
+) -> list[tuple[int, int, float, dict[str, Any]]]:
+    """All step spans of one completion."""
+    return StepChecker(params, prompt, completion).check()

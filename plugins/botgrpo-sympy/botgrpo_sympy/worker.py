@@ -1,0 +1,157 @@
+"""What runs inside the checker processes: start-up (warm imports, guards) and the two task functions.
+
+The initializer imports and exercises every parser once, then installs *tripwires* as a second
+line of defence behind the parsers (which never hand model text to ``eval``):
+
+- ``builtins.eval`` raises; ``builtins.exec`` and ``compile`` raise unless they are loading a module
+  from a ``.py`` file (lazy imports inside sympy still work) or, for ``compile``, only parsing to
+  an AST (``ast.parse``, which the plain-math parser uses; a tree is never runnable code);
+- an audit hook (PEP 578) refuses process creation (``os.system``, ``subprocess.Popen``,
+  ``os.exec*``, ``os.posix_spawn``, ``os.fork``) and ``ctypes``.
+
+Each tripwire hit is written to the file named by ``tripwire_log`` (when given, e.g. by the
+injection tests through ``BOTGRPO_SYMPY_TRIPWIRE_LOG``) and the task fails. Nothing here is
+reachable from model text except through the two task functions.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import os
+import sys
+import threading
+from typing import Any
+
+from botgrpo_core.signals import Span
+
+_CONFIG: dict[str, Any] = {}
+_GUARD = {"installed": False, "log": None}
+_LOG_LOCK = threading.Lock()
+_BLOCKED_EVENTS = (
+    "os.system",
+    "subprocess.Popen",
+    "os.exec",
+    "os.posix_spawn",
+    "os.spawn",
+    "os.fork",
+    "ctypes.",
+    "os.forkpty",
+    "pty.spawn",
+)
+
+
+class TripwireError(RuntimeError):
+    """Code tried to run something the checker processes never need (eval, exec, a subprocess)."""
+
+
+def _record(kind: str, detail: str) -> None:
+    path = _GUARD["log"]
+    if path:
+        with _LOG_LOCK, builtins.open(path, "a", encoding="utf-8") as f:
+            f.write(f"{os.getpid()}\t{kind}\t{detail[:300]!r}\n")
+
+
+def _from_module_file(source: Any, filename: Any = None) -> bool:
+    name = filename if filename is not None else getattr(source, "co_filename", None)
+    return isinstance(name, (str, bytes, os.PathLike)) and os.fsdecode(name).endswith(".py")
+
+
+def install_tripwires(log_path: str | None) -> None:
+    """Replace eval/exec/compile and add the audit hook (once per process)."""
+    _GUARD["log"] = log_path
+    if _GUARD["installed"]:
+        return
+    real_exec, real_compile = builtins.exec, builtins.compile
+
+    def guarded_eval(source: Any, *args: Any, **kwargs: Any) -> Any:
+        _record("eval", str(source))
+        raise TripwireError("eval() is disabled in sympy checker processes")
+
+    def guarded_exec(source: Any, *args: Any, **kwargs: Any) -> Any:
+        if not isinstance(source, (str, bytes)) and _from_module_file(source):
+            return real_exec(source, *args, **kwargs)
+        _record("exec", str(source))
+        raise TripwireError("exec() is disabled in sympy checker processes")
+
+    def guarded_compile(
+        source: Any, filename: Any, mode: Any = "exec", flags: int = 0, *args: Any, **kwargs: Any
+    ) -> Any:
+        # ast.parse() is compile(..., PyCF_ONLY_AST): it returns a tree, never runnable code.
+        only_ast = isinstance(source, (str, bytes)) and (kwargs.get("flags", flags) & ast.PyCF_ONLY_AST)
+        if only_ast or _from_module_file(source, filename):
+            return real_compile(source, filename, mode, flags, *args, **kwargs)
+        _record("compile", str(source))
+        raise TripwireError("compile() is disabled in sympy checker processes")
+
+    def audit(event: str, args: tuple[Any, ...]) -> None:
+        if event.startswith(_BLOCKED_EVENTS):
+            _record("audit", f"{event} {args!r}")
+            raise TripwireError(f"{event} is disabled in sympy checker processes")
+
+    builtins.eval = guarded_eval
+    builtins.exec = guarded_exec
+    builtins.compile = guarded_compile
+    sys.addaudithook(audit)
+    _GUARD["installed"] = True
+
+
+def guard_active() -> bool:
+    """True in a checker process after :func:`init_worker` (used by the self-test)."""
+    return bool(_GUARD["installed"]) and builtins.eval is not _REAL_EVAL
+
+
+_REAL_EVAL = builtins.eval
+
+
+def _warm_up(kind: str, params: Any) -> None:
+    """Import and exercise every parser once, before the guards: later tasks import nothing new."""
+    from botgrpo_sympy.answer import check_answer
+    from botgrpo_sympy.steps import check_steps
+
+    if kind == "answer":
+        check_answer(params, "\\boxed{\\frac{1}{2}+\\sqrt{2}}", "1/2 + sqrt(2)")
+        check_answer(params, "Answer: (1, 2) \\cup [3, \\infty)", "x^2+1")
+    else:
+        check_steps(
+            params, "Solve 3x + 2 = 11.", "3x + 2 = 11 => 3x = 9\nx = 3\n$\\frac{6}{2} = 3$\n17+5=22\nA: 22"
+        )
+
+
+def init_worker(kind: str, params_data: dict[str, Any], tripwire_log: str | None = None) -> None:
+    """Pool initializer: rebuild the params, warm up, install the tripwires."""
+    from botgrpo_sympy.params import AnswerParams, StepsParams
+
+    model = AnswerParams if kind == "answer" else StepsParams
+    params = model.model_validate(params_data)
+    _CONFIG["kind"] = kind
+    _CONFIG["params"] = params
+    _warm_up(kind, params)
+    install_tripwires(tripwire_log)
+
+
+def answer_task(item: tuple[str, str]) -> tuple[float, dict[str, Any]]:
+    """``(completion, reference) -> (value, meta)`` in a checker process."""
+    from botgrpo_sympy.answer import check_answer
+
+    completion, reference = item
+    return check_answer(_CONFIG["params"], completion, reference)
+
+
+def steps_task(item: tuple[str, str]) -> list[Span]:
+    """``(prompt, completion) -> spans`` in a checker process."""
+    from botgrpo_sympy.steps import check_steps
+
+    prompt, completion = item
+    return [Span(s, e, v, meta) for s, e, v, meta in check_steps(_CONFIG["params"], prompt, completion)]
+
+
+def guard_selftest(_: Any = None) -> str:
+    """Diagnostics: is the eval tripwire active in this process? Evaluates only a constant."""
+    if not guard_active():
+        return "unguarded"  # never evaluates anything outside a guarded process
+    try:
+        builtins.eval("1 + 1")
+    except TripwireError:
+        return "blocked"
+    return "not blocked"
