@@ -1,0 +1,411 @@
+"""A small OpenAI-compatible HTTP server for a local ``transformers`` causal LM, with fault injection.
+
+It serves ``POST /v1/completions`` and ``POST /v1/chat/completions`` (greedy decoding, ``logprobs`` /
+``top_logprobs`` of the generated tokens) and ``GET /v1/models``, the subset the ``openai`` backend uses.
+Concurrent requests are batched: a worker thread takes every request waiting in its queue and runs them in
+one padded forward pass, as real inference servers do, so concurrency pays off.
+
+It exists so the ``openai`` backend is tested against a real server on loopback, and for trying a judge
+locally (``python -m botgrpo_judge.server --model DIR --port 8000``). :meth:`JudgeServer.add_fault` makes it
+misbehave on purpose: stall (hold the connection open without answering), answer 500 or 429, send
+malformed JSON or a 200 without logprobs, or close the connection without an answer.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import queue
+import threading
+import time
+from collections import Counter
+from collections.abc import Iterator
+from concurrent.futures import Future
+from contextlib import contextmanager
+from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import torch
+
+FAULTS = ("stall", "500", "429", "malformed", "no_logprobs", "close")
+
+
+@dataclass
+class _FaultRule:
+    kind: str
+    match: str | None
+    remaining: int | None  # None: every matching request
+
+
+@dataclass
+class _Job:
+    prompt_ids: list[int]
+    max_tokens: int
+    top_k: int
+    future: Future[dict[str, Any]]
+
+
+class _Batcher:
+    """One worker thread running every queued request in a batch (greedy decoding, top-k logprobs)."""
+
+    def __init__(self, model: Any, tokenizer: Any, max_batch: int) -> None:
+        self.model, self.tokenizer, self.max_batch = model, tokenizer, max_batch
+        pad = tokenizer.pad_token_id
+        self.pad_id = pad if pad is not None else (tokenizer.eos_token_id or 0)
+        self.queue: queue.Queue[_Job | None] = queue.Queue()
+        self.batches = 0
+        self.thread = threading.Thread(target=self._loop, name="judge-server-batcher", daemon=True)
+        self.thread.start()
+
+    def submit(self, prompt_ids: list[int], max_tokens: int, top_k: int) -> dict[str, Any]:
+        future: Future[dict[str, Any]] = Future()
+        self.queue.put(_Job(prompt_ids, max_tokens, top_k, future))
+        return future.result()
+
+    def stop(self) -> None:
+        self.queue.put(None)
+        self.thread.join(timeout=10)
+
+    def _loop(self) -> None:
+        while True:
+            job = self.queue.get()
+            if job is None:
+                return
+            jobs = [job]
+            while len(jobs) < self.max_batch:
+                try:
+                    nxt = self.queue.get_nowait()
+                except queue.Empty:
+                    break
+                if nxt is None:
+                    self.queue.put(None)
+                    break
+                jobs.append(nxt)
+            try:
+                results = self._run(jobs)
+            except Exception as exc:  # answer every waiting request; the server maps it to a 500
+                for j in jobs:
+                    j.future.set_exception(exc)
+                continue
+            for j, result in zip(jobs, results):
+                j.future.set_result(result)
+
+    @torch.inference_mode()
+    def _run(self, jobs: list[_Job]) -> list[dict[str, Any]]:
+        """Greedy decoding of a left-padded batch with a KV cache; top-k logprobs at each new token."""
+        self.batches += 1
+        width = max(len(j.prompt_ids) for j in jobs)
+        steps = max(j.max_tokens for j in jobs)
+        ids = torch.full((len(jobs), width), self.pad_id, dtype=torch.long)
+        mask = torch.zeros((len(jobs), width), dtype=torch.long)
+        for b, j in enumerate(jobs):
+            ids[b, width - len(j.prompt_ids) :] = torch.tensor(j.prompt_ids, dtype=torch.long)
+            mask[b, width - len(j.prompt_ids) :] = 1
+        positions = (mask.cumsum(-1) - 1).clamp(min=0)
+        outputs = [{"tokens": [], "logprobs": [], "top": []} for _ in jobs]
+        done = [False] * len(jobs)
+        past = None
+        step_ids = ids
+        for t in range(steps):
+            out = self.model(
+                input_ids=step_ids, attention_mask=mask, position_ids=positions, past_key_values=past, use_cache=True
+            )
+            past = out.past_key_values
+            logprobs = torch.log_softmax(out.logits[:, -1].float(), dim=-1)
+            chosen = logprobs.argmax(-1)
+            for b, j in enumerate(jobs):
+                if done[b] or t >= j.max_tokens:
+                    continue
+                top = torch.topk(logprobs[b], min(j.top_k, logprobs.shape[-1])) if j.top_k else None
+                tok = int(chosen[b])
+                outputs[b]["tokens"].append(tok)
+                outputs[b]["logprobs"].append(float(logprobs[b, tok]))
+                outputs[b]["top"].append(
+                    [(int(i), float(v)) for v, i in zip(top.values.tolist(), top.indices.tolist())] if top else []
+                )
+                if tok == self.tokenizer.eos_token_id:
+                    done[b] = True
+            if all(done[b] or t + 1 >= j.max_tokens for b, j in enumerate(jobs)):
+                break
+            step_ids = chosen[:, None]
+            mask = torch.cat([mask, torch.ones((len(jobs), 1), dtype=torch.long)], dim=1)
+            positions = positions[:, -1:] + 1
+        return outputs
+
+
+class JudgeServer:
+    """OpenAI-compatible server on ``host:port`` (port 0 picks a free one) for a transformers model.
+
+    :param model: a causal LM (eval mode).
+    :param tokenizer: its tokenizer (a chat template is needed for ``/chat/completions``).
+    :param model_name: the name reported by ``/v1/models`` (any name is accepted in requests).
+    :param api_key: when set, requests without ``Authorization: Bearer <api_key>`` get 401.
+    :param latency_s: extra delay before each answer (benchmarks: a stand-in for network and queueing).
+    """
+
+    def __init__(
+        self,
+        model: Any,
+        tokenizer: Any,
+        *,
+        model_name: str = "judge",
+        api_key: str | None = None,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        max_batch: int = 64,
+        latency_s: float = 0.0,
+    ) -> None:
+        self.model, self.tokenizer, self.model_name = model, tokenizer, model_name
+        self._api_key = api_key
+        self.latency_s = latency_s
+        self.counts: Counter[str] = Counter()
+        self.release = threading.Event()  # set on stop: stalled handlers give up
+        self._faults: list[_FaultRule] = []
+        self._lock = threading.Lock()
+        self._tok_lock = threading.Lock()  # HF fast tokenizers are not safe to share across threads
+        self._batcher = _Batcher(model, tokenizer, max_batch)
+        self._httpd = ThreadingHTTPServer((host, port), _make_handler(self))
+        self._httpd.daemon_threads = True
+        self._thread = threading.Thread(target=self._httpd.serve_forever, name="judge-server", daemon=True)
+
+    @property
+    def url(self) -> str:
+        host, port = self._httpd.server_address[:2]
+        return f"http://{host}:{port}/v1"
+
+    @property
+    def batches(self) -> int:
+        """Forward batches run so far."""
+        return self._batcher.batches
+
+    def start(self) -> JudgeServer:
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self.release.set()
+        self._httpd.shutdown()
+        self._httpd.server_close()
+        self._batcher.stop()
+
+    def __enter__(self) -> JudgeServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def add_fault(self, kind: str, *, match: str | None = None, times: int | None = None) -> None:
+        """Misbehave on requests whose prompt contains ``match`` (all when ``None``), ``times`` times (or always)."""
+        if kind not in FAULTS:
+            raise ValueError(f"unknown fault {kind!r}; choose from {FAULTS}")
+        with self._lock:
+            self._faults.append(_FaultRule(kind, match, times))
+
+    def clear_faults(self) -> None:
+        with self._lock:
+            self._faults.clear()
+
+    def _take_fault(self, prompt: str) -> str | None:
+        with self._lock:
+            for rule in self._faults:
+                if (rule.match is None or rule.match in prompt) and (rule.remaining is None or rule.remaining > 0):
+                    if rule.remaining is not None:
+                        rule.remaining -= 1
+                    self.counts[f"fault_{rule.kind}"] += 1
+                    return rule.kind
+        return None
+
+    def authorized(self, header: str | None) -> bool:
+        return self._api_key is None or header == f"Bearer {self._api_key}"
+
+    # ------------------------------------------------------------------ the two endpoints
+    def _token_text(self, token_id: int) -> str:
+        return self.tokenizer.decode([token_id])
+
+    def complete(self, body: dict[str, Any], chat: bool) -> dict[str, Any]:
+        """Answer a (chat) completions request body."""
+        with self._tok_lock:
+            if chat:
+                text = self.tokenizer.apply_chat_template(body["messages"], tokenize=False, add_generation_prompt=True)
+                prompt_ids = self.tokenizer.encode(text, add_special_tokens=False)
+                top_k = int(body.get("top_logprobs") or 0) if body.get("logprobs") else 0
+            else:
+                prompt = body["prompt"]
+                if not isinstance(prompt, str):
+                    raise ValueError("this server takes one string prompt per request")
+                prompt_ids = self.tokenizer.encode(prompt)
+                top_k = int(body.get("logprobs") or 0)
+        max_tokens = int(body.get("max_tokens") or body.get("max_completion_tokens") or 16)
+        result = self._batcher.submit(prompt_ids, max_tokens, top_k)
+        with self._tok_lock:
+            return self._answer(body, chat, prompt_ids, result, top_k)
+
+    def _answer(
+        self, body: dict[str, Any], chat: bool, prompt_ids: list[int], result: dict[str, Any], top_k: int
+    ) -> dict[str, Any]:
+        tokens = result["tokens"]
+        text = self.tokenizer.decode(tokens, skip_special_tokens=True)
+        finish = "stop" if tokens and tokens[-1] == self.tokenizer.eos_token_id else "length"
+        choice: dict[str, Any] = {"index": 0, "finish_reason": finish}
+        logprobs: dict[str, Any] | None = None
+        if top_k and chat:
+            logprobs = {
+                "content": [
+                    {
+                        "token": self._token_text(tok),
+                        "logprob": lp,
+                        "top_logprobs": [{"token": self._token_text(i), "logprob": v} for i, v in top],
+                    }
+                    for tok, lp, top in zip(tokens, result["logprobs"], result["top"])
+                ]
+            }
+        elif top_k:
+            tables = []
+            for top in result["top"]:
+                table: dict[str, float] = {}
+                for i, v in top:  # ids decoding to the same text: keep the likelier (as servers do)
+                    table.setdefault(self._token_text(i), v)
+                tables.append(table)
+            offsets, position = [], 0
+            for tok in tokens:
+                offsets.append(position)
+                position += len(self._token_text(tok))
+            logprobs = {
+                "tokens": [self._token_text(t) for t in tokens],
+                "token_logprobs": result["logprobs"],
+                "top_logprobs": tables,
+                "text_offset": offsets,
+            }
+        if chat:
+            choice["message"] = {"role": "assistant", "content": text}
+        else:
+            choice["text"] = text
+        choice["logprobs"] = logprobs
+        usage = {"prompt_tokens": len(prompt_ids), "completion_tokens": len(tokens)}
+        usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
+        return {
+            "id": f"cmpl-{self.counts['requests']}",
+            "object": "chat.completion" if chat else "text_completion",
+            "created": int(time.time()),
+            "model": body.get("model", self.model_name),
+            "choices": [choice],
+            "usage": usage,
+        }
+
+
+def _make_handler(server: JudgeServer) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"  # keep-alive, as clients expect
+
+        def log_message(self, format: str, *args: Any) -> None:  # quiet: tests and benchmarks
+            return
+
+        def _send(self, status: int, payload: bytes, headers: dict[str, str] | None = None) -> None:
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(payload)))
+            for key, value in (headers or {}).items():
+                self.send_header(key, value)
+            self.end_headers()
+            self.wfile.write(payload)
+
+        def _json(self, status: int, obj: Any, headers: dict[str, str] | None = None) -> None:
+            self._send(status, json.dumps(obj).encode(), headers)
+
+        def do_GET(self) -> None:
+            if self.path.rstrip("/") == "/v1/models":
+                self._json(200, {"object": "list", "data": [{"id": server.model_name, "object": "model"}]})
+            else:
+                self._json(404, {"error": {"message": f"no route {self.path}"}})
+
+        def do_POST(self) -> None:
+            length = int(self.headers.get("Content-Length") or 0)
+            raw = self.rfile.read(length)
+            with server._lock:
+                server.counts["requests"] += 1
+            if not server.authorized(self.headers.get("Authorization")):
+                self._json(401, {"error": {"message": "invalid or missing API key"}})
+                return
+            route = self.path.rstrip("/")
+            if route not in ("/v1/completions", "/v1/chat/completions"):
+                self._json(404, {"error": {"message": f"no route {self.path}"}})
+                return
+            try:
+                body = json.loads(raw)
+            except ValueError:
+                self._json(400, {"error": {"message": "request body is not JSON"}})
+                return
+            chat = route.endswith("chat/completions")
+            prompt = json.dumps(body.get("messages")) if chat else str(body.get("prompt"))
+            fault = server._take_fault(prompt)
+            if fault == "stall":
+                server.release.wait()
+                self.close_connection = True
+                return
+            if fault == "close":
+                self.close_connection = True
+                return
+            if fault == "500":
+                self._json(500, {"error": {"message": "injected server error"}})
+                return
+            if fault == "429":
+                self._json(429, {"error": {"message": "injected rate limit"}}, {"Retry-After": "0"})
+                return
+            if fault == "malformed":
+                self._send(200, b'{"choices": [{"text": "unterminated')
+                return
+            try:
+                answer = server.complete(body, chat)
+            except (KeyError, ValueError, TypeError) as exc:
+                self._json(400, {"error": {"message": f"bad request: {exc}"}})
+                return
+            except Exception as exc:
+                self._json(500, {"error": {"message": f"server error: {exc!r}"}})
+                return
+            if fault == "no_logprobs":
+                answer["choices"][0]["logprobs"] = None
+            if server.latency_s:
+                server.release.wait(server.latency_s)
+            self._json(200, answer)
+
+    return Handler
+
+
+@contextmanager
+def serve(model: Any, tokenizer: Any, **kwargs: Any) -> Iterator[JudgeServer]:
+    """Run a :class:`JudgeServer` for the duration of a ``with`` block."""
+    server = JudgeServer(model, tokenizer, **kwargs).start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def main(argv: list[str] | None = None) -> None:
+    """``python -m botgrpo_judge.server --model DIR``: serve a local model until interrupted."""
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--model", required=True, help="local model folder")
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=8000)
+    parser.add_argument("--api-key-env", default=None, help="environment variable holding the required API key")
+    args = parser.parse_args(argv)
+    import os
+
+    torch.set_num_threads(1)
+    tokenizer = AutoTokenizer.from_pretrained(args.model)
+    model = AutoModelForCausalLM.from_pretrained(args.model).eval()
+    key = os.environ.get(args.api_key_env) if args.api_key_env else None
+    server = JudgeServer(model, tokenizer, model_name=args.model, api_key=key, host=args.host, port=args.port)
+    print(f"serving {args.model} at {server.url}", flush=True)
+    server.start()
+    try:
+        server._thread.join()
+    except KeyboardInterrupt:
+        server.stop()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,111 @@
+"""Split a completion into reasoning steps, as character spans of the completion.
+
+Three ways, chosen by the signal's ``split`` param:
+
+- ``lines``: every line with visible content is a step (leading and trailing blanks trimmed).
+- ``markers``: a step starts at a ``Step k:`` marker (``Step 3.``, ``**Step 3**:``, ``step 3)`` also match,
+  case-insensitive, at a line start) and runs to the next marker. Text before the first marker is
+  context, not a step. Without any marker, the whole trimmed completion is one step. ``pattern``
+  replaces the marker regex.
+- ``regex``: every match of ``pattern`` is a step (the named group ``step`` if the pattern has one).
+
+Patterns come from the run file (trusted) but run on model output (untrusted), so they run through
+the ``regex`` package with a time limit: a catastrophic-backtracking pattern costs one sample, not the run.
+
+The botgrpo-sympy plugin has a similar splitter; both are meant to move into one core helper.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+import regex
+
+SplitMode = Literal["lines", "markers", "regex"]
+
+#: ``Step 3:``, ``Step 3.``, ``step 3)``, ``**Step 3**:``, ``Step 3 -`` at the start of a line.
+DEFAULT_MARKER = r"^[ \t>#*_]*step[ \t]*\d+[ \t*_]*[:.)\-]"
+
+_LINE = regex.compile(r"[^\n]+")
+_DEFAULT_MARKER = regex.compile(DEFAULT_MARKER, regex.IGNORECASE | regex.MULTILINE)
+
+
+@dataclass(frozen=True)
+class Step:
+    """One step: the characters ``[start, end)`` of the completion, and their text."""
+
+    start: int
+    end: int
+    text: str
+
+
+def compile_pattern(pattern: str) -> regex.Pattern:
+    """Compile a split pattern (case-insensitive, multi-line); raises ``ValueError`` saying what is wrong."""
+    try:
+        compiled = regex.compile(pattern, regex.IGNORECASE | regex.MULTILINE)
+    except regex.error as exc:
+        raise ValueError(f"split pattern {pattern!r} is not a valid regular expression: {exc}") from exc
+    return compiled
+
+
+def _trimmed(text: str, start: int, end: int) -> tuple[int, int]:
+    """Shrink ``[start, end)`` past leading and trailing whitespace."""
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return start, end
+
+
+def split_steps(
+    text: str,
+    mode: SplitMode = "lines",
+    pattern: str | regex.Pattern | None = None,
+    *,
+    max_steps: int | None = None,
+    timeout_s: float = 1.0,
+) -> list[Step]:
+    """Split ``text`` into steps (see the module docstring for the modes).
+
+    :param text: the completion.
+    :param mode: ``lines``, ``markers`` or ``regex``.
+    :param pattern: the marker regex (``markers``; default :data:`DEFAULT_MARKER`) or the step regex
+        (``regex``; required).
+    :param max_steps: keep at most this many steps (the first ones).
+    :param timeout_s: time limit of the regex search over ``text``.
+    :returns: non-empty, non-overlapping steps in text order.
+    :raises TimeoutError: the pattern took longer than ``timeout_s`` on this text.
+    """
+    if isinstance(pattern, str):
+        pattern = compile_pattern(pattern)
+    bounds: list[tuple[int, int]] = []
+    if mode == "lines":
+        bounds = [m.span() for m in _LINE.finditer(text)]
+    elif mode == "markers":
+        marker = pattern if pattern is not None else _DEFAULT_MARKER
+        starts = [m.start() for m in marker.finditer(text, timeout=timeout_s) if m.end() > m.start()]
+        if not starts:
+            bounds = [(0, len(text))]
+        else:
+            bounds = list(zip(starts, [*starts[1:], len(text)]))
+    elif mode == "regex":
+        if pattern is None:
+            raise ValueError("split: 'regex' needs a pattern (params.pattern)")
+        group = "step" if "step" in pattern.groupindex else 0
+        bounds = [m.span(group) for m in pattern.finditer(text, timeout=timeout_s)]
+    else:
+        raise ValueError(f"split mode must be 'lines', 'markers' or 'regex', got {mode!r}")
+    steps: list[Step] = []
+    last_end = 0
+    for raw_start, raw_end in bounds:
+        if raw_start < 0:
+            continue  # the optional 'step' group did not take part in this match
+        start, end = _trimmed(text, max(raw_start, last_end), raw_end)
+        if end <= start:
+            continue
+        steps.append(Step(start, end, text[start:end]))
+        last_end = end
+        if max_steps is not None and len(steps) >= max_steps:
+            break
+    return steps

@@ -1,0 +1,60 @@
+"""Params: defaults valid, mistakes rejected with messages that say what to fix."""
+
+from __future__ import annotations
+
+import pytest
+from pydantic import ValidationError
+
+from botgrpo_judge.params import OutcomeParams, StepsParams
+from botgrpo_judge.plugin import OUTCOME, STEPS, judge_required_fields
+
+
+def test_defaults_and_bounds() -> None:
+    params = StepsParams(model="m")
+    assert params.mode == "logprob" and params.backend == "transformers" and params.layout == "prefix"
+    assert STEPS.resolve_bounds(params) == (-1.0, 1.0)
+    assert OUTCOME.resolve_bounds(OutcomeParams(model="m", range=(0, 2))) == (0.0, 2.0)
+    assert "Step k: correct" in (params.generate_template or "")
+    assert StepsParams(model="m", generate_per="step").generate_template != params.generate_template
+
+
+def test_value_mapping_onto_range() -> None:
+    params = StepsParams(model="m", range=(0, 1))
+    assert params.to_value(-1) == 0.0 and params.to_value(1) == 1.0 and params.to_value(0) == 0.5
+    assert params.to_value(1.0000001) == 1.0  # rounding never leaves the bounds
+    assert params.unparsed() == 0.0
+    assert StepsParams(model="m", range=(1, 3)).unparsed() == 2.0  # 0 outside the range: midpoint
+    assert StepsParams(model="m", unparsed_value=-1).unparsed() == -1
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"prompt_template": "{{ question "}, "invalid Jinja template"),
+        ({"verdict_template": "{{ nope }}"}, "known variables"),
+        ({"range": (1, 1)}, "finite low < high"),
+        ({"split": "regex"}, "needs a pattern"),
+        ({"pattern": "("}, "not a valid regular expression"),
+        ({"unparsed_value": 5}, "outside range"),
+        ({"chat": True}, "needs backend 'openai'"),
+        ({"backend": "tgi"}, "backend"),
+        ({"temperature": 0.1}, "Extra inputs are not permitted"),
+        ({"openai": {"base_url": "localhost:8000"}}, "http://"),
+        ({"yes_tokens": []}, "yes_tokens"),
+    ],
+)
+def test_mistakes_are_rejected(kwargs: dict, message: str) -> None:
+    with pytest.raises(ValidationError, match=message):
+        StepsParams(model="m", **kwargs)
+
+
+def test_secret_never_in_params() -> None:
+    params = StepsParams(model="m", backend="openai", openai={"api_key_env": "JUDGE_KEY"})
+    dumped = params.model_dump_json()
+    assert "JUDGE_KEY" in dumped and "api_key\"" not in dumped
+
+
+def test_required_fields_follow_params() -> None:
+    assert judge_required_fields(OutcomeParams(model="m", reference_field="answer")) == ("answer",)
+    assert judge_required_fields(StepsParams(model="m", question_field="q")) == ("q",)
+    assert judge_required_fields(StepsParams(model="m")) == ()
