@@ -263,18 +263,32 @@ def _signal_lines(record: dict[str, Any], color: bool) -> list[str]:
 
 
 def _token_table(record: dict[str, Any], pieces: list[tuple[str, str]]) -> list[str]:
+    """Plain-text rows: runs of neighbouring tokens with identical values share one row."""
     local = [n for n, s in record["signals"].items() if s["kind"] == "local"]
-    header = f"    {'t':>4}  {'token':<14} {'reward':>9} {'advantage':>9}" + "".join(
-        f" {n:>14}" for n in local
-    )
+    width = 26
+    widths = [max(9, len(n)) for n in local]
+    header = f"    {'tokens':>9}  {'text':<{width}} {'reward':>9} {'advantage':>9}"
+    header += "".join(f" {n:>{w}}" for n, w in zip(local, widths))
     lines = [header]
-    for t, (text, kind) in enumerate(pieces):
-        shown = repr(safe_text(text)) if kind == "text" else f"<{safe_text(text)}>"
-        if len(shown) > 14:
-            shown = shown[:13] + "…"
-        row = f"    {t:>4}  {shown:<14} {_fmt(record['token_rewards'][t]):>9} {_fmt(record['advantages'][t]):>9}"
-        row += "".join(f" {_fmt(record['signals'][n]['token_values'][t]):>14}" for n in local)
+
+    def values(t: int) -> tuple[Any, ...]:
+        row = (record["token_rewards"][t], record["advantages"][t])
+        return row + tuple(record["signals"][n]["token_values"][t] for n in local)
+
+    t = 0
+    while t < len(pieces):
+        end = t + 1
+        while end < len(pieces) and values(end) == values(t) and pieces[end][1] == pieces[t][1] == "text":
+            end += 1
+        text = "".join(p for p, _ in pieces[t:end])
+        shown = repr(safe_text(text)) if pieces[t][1] == "text" else f"<{safe_text(text)}>"
+        if len(shown) > width:
+            shown = shown[: width - 1] + "…"
+        span = f"{t}" if end == t + 1 else f"{t}-{end - 1}"
+        row = f"    {span:>9}  {shown:<{width}} " + " ".join(f"{_fmt(v):>9}" for v in values(t)[:2])
+        row += "".join(f" {_fmt(v):>{w}}" for v, w in zip(values(t)[2:], widths))
         lines.append(row)
+        t = end
     return lines
 
 
@@ -287,7 +301,7 @@ def render_terminal(report: ScoreReport, *, color: bool = True) -> str:
     adv_scale = _scale([r["advantages"] for r in records])
     bold, reset = (BOLD, RESET) if color else ("", "")
     lines = [
-        f"{bold}botgrpo score{reset}: {info['rows']} rows in {info['groups']} groups; tokenizer {info['tokenizer']}; "
+        f"{bold}botgrpo score{reset}: {info['rows']} rows in {info['groups']} group(s); tokenizer {info['tokenizer']}; "
         f"preset {info['preset']}, estimator {info['estimator']}; alpha {info['alpha']:g}, beta {info['beta']:g}",
         _legend("reward    ", reward_scale, color),
         _legend("advantage ", adv_scale, color),
