@@ -10,9 +10,10 @@ For 512 rollouts x 4096 tokens and 64 x 32768 (ragged lengths, groups of 8) it t
   bool->float promotion), for readers who compare against plain PyTorch.
 - ``bot / grpo``: against the outcome-only ``grpo`` estimator on the same inputs.
 
-It also checks, by intercepting every aten op (``TorchDispatchMode``), that ``bot`` creates no
-``(B, T)`` float64 tensor and that the number of ops does not depend on B or T (no Python loop over
-rows or tokens), and reports how many ``(B, T)`` tensors it materialises.
+It also checks that the number of aten ops per call does not depend on B or T (``TorchDispatchMode``:
+no Python loop over rows or tokens) and, with the profiler's memory records (inner allocations
+included), that no ``(B, T)`` buffer of 8 bytes a token (float64) is allocated; it lists the ``(B, T)``
+buffers that are.
 
 Usage::
 
@@ -31,6 +32,7 @@ import time
 from collections.abc import Callable
 
 import torch
+from torch.profiler import ProfilerActivity, profile
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from botgrpo_core.advantages import compute_advantages
@@ -83,40 +85,34 @@ def interleaved_medians(fns: dict[str, Callable[[], object]], repeats: int) -> d
     return {k: statistics.median(v) for k, v in times.items()}
 
 
-class _OpAudit(TorchDispatchMode):
-    """Counts aten ops and records every output tensor as large as (B, T)."""
+class _OpCount(TorchDispatchMode):
+    """Counts the aten ops a call dispatches (a Python loop over rows/tokens would scale them)."""
 
-    def __init__(self, full: int) -> None:
+    def __init__(self) -> None:
         super().__init__()
-        self.full = full
         self.ops = 0
-        self.big: list[tuple[str, torch.dtype]] = []
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):  # type: ignore[no-untyped-def]
-        kwargs = kwargs or {}
-        seen = {
-            a.untyped_storage().data_ptr()
-            for a in (*args, *kwargs.values())
-            if isinstance(a, torch.Tensor) and a.device.type != "meta"
-        }
-        out = func(*args, **kwargs)
         self.ops += 1
-        for t in out if isinstance(out, (tuple, list)) else (out,):
-            # a fresh (B, T) buffer: big, and not a view / in-place result of an input
-            if (
-                isinstance(t, torch.Tensor)
-                and t.numel() >= self.full
-                and t.untyped_storage().data_ptr() not in seen
-            ):
-                self.big.append((str(func), t.dtype))
-        return out
+        return func(*args, **(kwargs or {}))
 
 
-def audit(batch: int, tokens: int) -> _OpAudit:
+def op_count(batch: int, tokens: int) -> int:
     r, m, _ = make_inputs(batch, tokens)
-    with _OpAudit(batch * tokens) as mode:
+    with _OpCount() as mode:
         compute_advantages("bot", r, m, group_size=GROUP_SIZE)
-    return mode
+    return mode.ops
+
+
+def big_allocations(batch: int, tokens: int) -> list[tuple[str, int]]:
+    """Every allocation of at least B*T bytes during one call, as (op, bytes), inner ones included
+    (e.g. the int32 copy ``mask.sum(dtype=int32)`` makes inside its kernel), from the profiler."""
+    r, m, _ = make_inputs(batch, tokens)
+    with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
+        compute_advantages("bot", r, m, group_size=GROUP_SIZE)
+    return [
+        (e.name, e.self_cpu_memory_usage) for e in prof.events() if e.self_cpu_memory_usage >= batch * tokens
+    ]
 
 
 def main() -> int:
@@ -126,19 +122,19 @@ def main() -> int:
     args = parser.parse_args()
     torch.set_num_threads(1)
 
-    small, large = audit(64, 256), audit(128, 1024)
-    if small.ops != large.ops:
-        print(
-            f"FAIL: op count depends on the shape ({small.ops} vs {large.ops}): a Python loop over rows/tokens"
-        )
+    small, large = op_count(64, 256), op_count(128, 1024)
+    if small != large:
+        print(f"FAIL: op count depends on the shape ({small} vs {large}): a Python loop over rows/tokens")
         return 1
-    f64 = [op for op, dt in large.big if dt == torch.float64]
-    if f64:
-        print(f"FAIL: (B, T) float64 temporaries: {f64}")
+    batch, tokens = 128, 1024
+    allocs = big_allocations(batch, tokens)
+    wide = [(op, n) for op, n in allocs if n >= 8 * batch * tokens]  # float64/int64 (B, T) or bigger
+    if wide:
+        print(f"FAIL: (B, T) temporaries of 8 bytes a token: {wide}")
         return 1
-    full_tensors = ", ".join(f"{op.split('.')[1]}:{str(dt).removeprefix('torch.')}" for op, dt in large.big)
-    print(f"ops per call: {large.ops} (same at 64x256 and 128x1024); (B, T) float64 tensors: 0")
-    print(f"(B, T) tensors materialised per call: {len(large.big)} [{full_tensors}]")
+    listed = ", ".join(f"{op.removeprefix('aten::')}:{n // (batch * tokens)}B/token" for op, n in allocs)
+    print(f"ops per call: {large} (same at 64x256 and 128x1024)")
+    print(f"(B, T) buffers allocated per call: {len(allocs)} [{listed}]; none of 8 bytes a token")
 
     compiled = None if args.no_compile else _compiled_floor()
     floor_name = "compiled" if compiled is not None else "eager"

@@ -476,3 +476,15 @@ def test_bad_shapes() -> None:
         compute_advantages(
             "process", torch.zeros(2, 4), torch.ones(2, 4), group_size=2, step_mask=torch.ones(2, 3)
         )
+
+
+@pytest.mark.parametrize("tokens", [1, 7, 16, 17, 255, 256, 1000, 4099])
+def test_row_counts_match_a_plain_count(tokens: int) -> None:
+    """The uint8 chunked count (no int32 copy of the mask) equals sum(mask) for any T, full rows too."""
+    g = torch.Generator().manual_seed(tokens)
+    mask = torch.rand(9, tokens, generator=g) < 0.6
+    mask[0] = True
+    mask[1] = False
+    assert adv._row_counts(mask).tolist() == [int(row.sum()) for row in mask]
+    strided = mask[:, ::2]  # not contiguous: the plain path
+    assert adv._row_counts(strided).tolist() == [int(row.sum()) for row in strided]
