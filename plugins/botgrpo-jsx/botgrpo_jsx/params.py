@@ -50,6 +50,9 @@ class CompilesParams(CommonParams):
         (2307, 2792, 7016),
         description="TypeScript diagnostics ignored in strict mode (default: unresolvable imports)",
     )
+    strict_timeout_s: float = Field(
+        30.0, gt=0, description="per-sample TypeScript check limit (typ. 0.1-1.5 s)"
+    )
     node_memory_mb: int = Field(1024, gt=0, description="V8 heap limit of the Node worker")
 
 

@@ -82,7 +82,7 @@ _DECLARATIONS = (
     "(assignment_expression left: (identifier) @decl)",
 )
 _USES = (
-    "(call_expression function: (_) @callee) @call",
+    "(call_expression) @call",
     "(jsx_opening_element) @open",
     "(jsx_self_closing_element) @selfclose",
     "(jsx_closing_element) @close",
@@ -111,7 +111,7 @@ def check_rules(
     q = query(parsed.grammar, _PATTERNS)
     captures: dict[str, list[Node]] = QueryCursor(q).captures(parsed.root) if q is not None else {}
     out: list[Violation] = []
-    calls = list(zip(captures.get("call", []), captures.get("callee", []), strict=False))
+    calls = [(c, f) for c in captures.get("call", []) if (f := c.child_by_field_name("function")) is not None]
     if "missing_key" in enabled:
         out += _missing_keys(parsed, calls)
     if "hooks" in enabled:

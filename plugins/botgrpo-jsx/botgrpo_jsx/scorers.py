@@ -122,16 +122,16 @@ class CompilesScorer:
 
             node, modules = nodeenv.find_node(), nodeenv.node_modules()
             assert node is not None and modules is not None
-            worker = NodeWorker(
+            # TypeScript's first check loads the lib files (~10 s); later ones take ~0.3 s.
+            warm_up = {"op": "check", "code": "export {};", "loader": "tsx"} if self.params.strict else None
+            self._worker = NodeWorker(
                 node.node,
                 modules,
                 timeout_s=self.params.timeout_s,
                 max_old_space_mb=self.params.node_memory_mb,
+                warm_up=warm_up,
+                warm_up_s=WARM_UP_S,
             )
-            if self.params.strict:
-                # TypeScript's first check loads the lib files (~10 s); later ones take ~0.3 s.
-                worker.request([{"op": "check", "code": "export {};", "loader": "tsx"}], timeout_s=WARM_UP_S)
-            self._worker = worker
         return self._worker
 
     def _views(self, samples: Sequence[Sample]) -> list[CodeView | None]:
@@ -212,7 +212,9 @@ class CompilesScorer:
                     "ignore": list(p.strict_ignore_codes),
                 }
                 for i in order
-            ]
+            ],
+            timeout_s=p.strict_timeout_s,
+            window=1,  # checks run synchronously in Node: a queued one must not spend its deadline waiting
         )
         kept = {}
         for i, reply in zip(order, replies, strict=True):
