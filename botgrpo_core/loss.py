@@ -134,12 +134,12 @@ def policy_loss(
     if ratio_level == "token":
         log_is = logratio  # (B, T)
     else:
-        # GSPO (Zheng et al. 2025, eq. 7): s_i = (pi/pi_old)(y_i)^(1/|y_i|) = exp(mean_t log ratio)
+        # GSPO (Zheng et al. 2025): s_i = (pi/pi_old)(y_i)^(1/|y_i|) = exp(mean_t log ratio)
         log_is = (logratio.sum(dim=1) / lengths.clamp(min=1.0))[:, None]  # (B, 1)
     ratio = torch.exp(log_is)  # (B, T) or (B, 1)
 
     # PPO clipped surrogate (Schulman et al. 2017, eq. 7), CleanRL form: max of the two negated terms.
-    # eps_low / eps_high decoupled as DAPO's clip-higher (Yu et al. 2025, eq. 10).
+    # eps_low / eps_high decoupled as DAPO's clip-higher (Yu et al. 2025).
     pg_loss1 = -adv * ratio  # (B, T)
     pg_loss2 = -adv * torch.clamp(ratio, 1.0 - eps_low, 1.0 + eps_high)  # (B, T)
     per_token = torch.max(pg_loss1, pg_loss2)  # (B, T) (broadcast when both are (B, 1))
@@ -156,9 +156,9 @@ def policy_loss(
     masked = torch.where(valid, per_token, 0.0)  # (B, T)
     if aggregation == "sequence":  # GRPO (Shao et al. 2024, eq. 3): 1/G sum_i 1/|o_i| sum_t
         loss = (masked.sum(dim=1) / lengths.clamp(min=1.0)).mean()
-    elif aggregation == "token":  # DAPO (Yu et al. 2025, eq. 8): 1/sum_i |o_i| sum_i sum_t
+    elif aggregation == "token":  # DAPO (Yu et al. 2025), token-level loss: 1/sum_i |o_i| sum_i sum_t
         loss = masked.sum() / n_tokens
-    else:  # Dr. GRPO (Liu et al. 2025, sec. 3.2): a constant in place of |o_i|
+    else:  # Dr. GRPO (Liu et al. 2025): a constant in place of |o_i|
         loss = masked.sum() / (logp.shape[0] * (max_len if max_len is not None else logp.shape[1]))
 
     with torch.no_grad():
