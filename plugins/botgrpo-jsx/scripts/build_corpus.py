@@ -24,16 +24,19 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent.parent
 DATA = HERE / "tests" / "data"
 
-# (package spec, glob patterns inside the tarball's package/, how many files at most)
+# (package spec, glob patterns inside the tarball's package/, how many files at most, required text)
+# The second docusaurus entry adds list-rendering components (`.map(` with `key=`), which the
+# evenly spaced pick would otherwise leave too rare to measure the missing-key rule.
 PACKAGES = [
-    ("@docusaurus/theme-classic@3.10.2", ["src/theme/**/*.tsx"], 14),
-    ("reactstrap@9.2.3", ["src/*.js"], 10),
-    ("semantic-ui-react@2.1.5", ["src/**/*.js"], 8),
-    ("@blueprintjs/core@5.19.1", ["src/components/**/*.tsx"], 8),
-    ("@tanstack/react-query@5.90.2", ["src/*.tsx"], 3),
-    ("create-vite@9.3.0", ["template-react/src/*.jsx", "template-react-ts/src/*.tsx"], 4),
-    ("cra-template@1.3.0", ["template/src/App.js", "template/src/index.js"], 2),
-    ("cra-template-typescript@1.3.0", ["template/src/App.tsx"], 1),
+    ("@docusaurus/theme-classic@3.10.2", ["src/theme/**/*.tsx"], 14, None),
+    ("@docusaurus/theme-classic@3.10.2", ["src/theme/**/*.tsx"], 10, r"\.map\([\s\S]*key="),
+    ("reactstrap@9.2.3", ["src/*.js"], 10, None),
+    ("semantic-ui-react@2.1.5", ["src/**/*.js"], 8, None),
+    ("@blueprintjs/core@5.19.1", ["src/components/**/*.tsx"], 8, None),
+    ("@tanstack/react-query@5.90.2", ["src/*.tsx"], 3, None),
+    ("create-vite@9.3.0", ["template-react/src/*.jsx", "template-react-ts/src/*.tsx"], 4, None),
+    ("cra-template@1.3.0", ["template/src/App.js", "template/src/index.js"], 2, None),
+    ("cra-template-typescript@1.3.0", ["template/src/App.tsx"], 1, None),
 ]
 MAX_BYTES = 7000
 _JSX = re.compile(r"<[A-Za-z>][^<>]*>|/>")
@@ -67,7 +70,7 @@ def main() -> None:
     lic_dir.mkdir(parents=True, exist_ok=True)
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
-        for spec, patterns, limit in PACKAGES:
+        for spec, patterns, limit, required in PACKAGES:
             tgz = subprocess.run(
                 ["npm", "pack", "--silent", spec], cwd=tmp, capture_output=True, text=True, check=True
             ).stdout.strip()
@@ -86,6 +89,8 @@ def main() -> None:
                     text = path.read_text(encoding="utf-8")
                     if len(text.encode()) > MAX_BYTES or "test" in path.name.lower() or not _JSX.search(text):
                         continue
+                    if required is not None and not re.search(required, text):
+                        continue
                     if _esbuild_ok(text, "tsx" if path.suffix == ".tsx" else "jsx"):
                         candidates.append((path, text))
             # Evenly spaced over the sorted candidates, so one folder does not fill the quota.
@@ -95,6 +100,8 @@ def main() -> None:
                 name = f"{safe}__{rel.replace('/', '_')}"
                 if path.suffix == ".js":
                     name = name[:-3] + ".jsx"
+                if (out_dir / name).exists():  # already picked by an earlier entry
+                    continue
                 header = (
                     f"// Source: npm {meta['name']}@{meta['version']}, file {rel}; "
                     f"licence {licence} (see LICENSES/{safe}.txt)\n"

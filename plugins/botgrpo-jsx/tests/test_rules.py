@@ -1,0 +1,101 @@
+"""jsx.rules: each rule fires on its violation and stays quiet on the fixed code."""
+
+from __future__ import annotations
+
+import pytest
+from botgrpo_jsx.params import RulesParams
+from botgrpo_jsx.plugin import make_rules
+
+from botgrpo_core.signals import Sample
+
+INLINE = RulesParams(workers=0)
+
+
+def violations(code: str, prompt: str = "", params: RulesParams = INLINE, row: dict | None = None) -> list:
+    (result,) = make_rules(params).score([Sample(prompt, code, row=row or {})])
+    assert isinstance(result, list)
+    return [
+        (s.meta["rule"] if "rule" in s.meta else s.meta["items"][0]["rule"], code[s.start : s.end])
+        for s in result
+    ]
+
+
+@pytest.mark.parametrize(
+    ("bad", "good", "rule", "text"),
+    [
+        (
+            "const L = ({xs}) => <ul>{xs.map(x => <li>{x}</li>)}</ul>;",
+            "const L = ({xs}) => <ul>{xs.map(x => <li key={x}>{x}</li>)}</ul>;",
+            "missing_key",
+            "<li>",
+        ),
+        (
+            "function A() { if (x) { const [a] = useState(0); } return null; }",
+            "function A() { const [a] = useState(0); return null; }",
+            "hooks",
+            "useState(0)",
+        ),
+        (
+            "function A() { for (const x of y) { useEffect(() => {}); } return null; }",
+            "function A() { useEffect(() => {}); return null; }",
+            "hooks",
+            "useEffect(() => {})",
+        ),
+        (
+            "function helper() { return useContext(C); }",
+            "function useHelper() { return useContext(C); }",
+            "hooks",
+            "useContext(C)",
+        ),
+        (
+            "import { Card } from './card';\nconst A = () => <Crad />;",
+            "import { Card } from './card';\nconst A = () => <Card />;",
+            "undefined_component",
+            "Crad",
+        ),
+        (
+            'const A = () => <div class="x" />;',
+            'const A = () => <div className="x" />;',
+            "class_attribute",
+            "class",
+        ),
+    ],
+)
+def test_rule_fires_and_clears(bad: str, good: str, rule: str, text: str) -> None:
+    assert (rule, text) in violations(bad)
+    assert violations(good) == []
+
+
+def test_unclosed_and_mismatched_tags() -> None:
+    found = violations("function A() {\n  return (<div>\n    <p>hi\n  </div>);\n}\n")
+    assert ("unclosed_tag", "<div>") in found and ("unclosed_tag", "<p>") in found
+
+
+def test_declared_in_any_way_is_not_undefined() -> None:
+    code = (
+        "import * as UI from 'ui';\nimport Def, { X as Y } from 'x';\n"
+        "function A({ icon: Icon, as: Comp = 'div' }) {\n"
+        "  return <UI.Box><Icon/><Comp/><Y/><Def/><my-el/><svg:rect/></UI.Box>;\n}\n"
+        "class B extends React.Component { render() { return <A/>; } }\n"
+        "const M = React.memo(function Inner() { const [a] = useState(1); return <B/>; });\n"
+    )
+    assert [v for v in violations(code) if v[0] != "undefined_component" or v[1] == "React"] == []
+    assert violations(code) == []
+
+
+def test_export_requirement_from_prompt_and_row() -> None:
+    code = "function App() { return <div/>; }"
+    assert violations(code, "Write a React component.") == []
+    assert violations(code, "Write and export a default component App.") == [("missing_export", "App")]
+    assert violations(code + "\nexport default App;", "Export App as default.") == []
+    assert violations(code, "", row={"require_export": True}) == [("missing_export", "App")]
+    assert violations("export function App() { return <div/>; }", "export it") == []
+
+
+def test_weights_switch_rules_off_and_set_values() -> None:
+    from botgrpo_jsx.params import RuleWeights
+
+    params = RulesParams(workers=0, weights=RuleWeights(class_attribute=0.0, missing_key=2.5))
+    code = "const L = ({xs}) => <ul class='a'>{xs.map(x => <li>{x}</li>)}</ul>;"
+    (result,) = make_rules(params).score([Sample("", code)])
+    assert [(code[s.start : s.end], s.value) for s in result] == [("<li>", -2.5)]

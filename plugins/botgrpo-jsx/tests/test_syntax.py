@@ -1,0 +1,61 @@
+"""jsx.syntax spans: where errors are put, in completion characters."""
+
+from __future__ import annotations
+
+from botgrpo_jsx.params import SyntaxParams
+from botgrpo_jsx.plugin import make_syntax
+
+from botgrpo_core.signals import Sample
+
+INLINE = SyntaxParams(workers=0)
+
+
+def spans(completion: str, params: SyntaxParams = INLINE) -> list:
+    (result,) = make_syntax(params).score([Sample("", completion)])
+    assert isinstance(result, list)
+    return result
+
+
+def test_valid_code_has_no_span() -> None:
+    assert spans("```tsx\nexport const A = ({x}: {x?: number}) => <>{x ?? 0}</>;\n```") == []
+
+
+def test_end_of_input_is_blamed_on_the_unclosed_construct() -> None:
+    code = "function App() {\n  if (a) {\n    return 1;\n\n  return 2;\n}\n"
+    (span,) = spans(code)
+    # The missing `}` is attributed to the `{` that opened the unclosed block, not the last char.
+    assert code[span.start : span.end] == "{" and span.start == code.index("{")
+    assert span.meta["error"] == "unexpected end of input" and span.value == -1.0
+
+
+def test_missing_token_is_widened_to_its_neighbours() -> None:
+    code = "const x = [1, 2].map(i => <li>{i}</li>;\nexport default x;\n"
+    (span,) = spans(code)
+    assert span.end > span.start
+    assert code[span.start : span.end] == ">;"  # the tokens either side of the missing `)`
+    assert span.start == code.index("</li>") + 4
+
+
+def test_offsets_after_non_ascii_text() -> None:
+    prefix = "Hier ist der Code für 🎉:\n```jsx\nconst ü = '日本';\n"
+    completion = prefix + "const b = (;\n```"
+    (span,) = spans(completion)
+    assert "(" in completion[span.start : span.end] or ";" in completion[span.start : span.end]
+    assert span.start >= len(prefix)
+
+
+def test_valid_prefix_reward() -> None:
+    code = "const a = 1;\nconst b = 2;\nconst c = (;\n"
+    result = spans(code, SyntaxParams(workers=0, valid_prefix_value=0.1))
+    positive = [code[s.start : s.end] for s in result if s.value > 0]
+    assert positive == ["const a = 1;", "const b = 2;"]
+    assert all(s.value == -1.0 for s in result if s.value < 0)
+
+
+def test_esprima_backend_reports_str_index() -> None:
+    code = "const é = 1;\nconst b = (;"
+    (span,) = spans(code, SyntaxParams(workers=0, parser="esprima"))
+    assert code[span.start] == ";" and span.meta["parser"] == "esprima"
+    # esprima (ES2017) rejects optional chaining: the documented limitation, not a crash.
+    (span,) = spans("const a = b?.c;", SyntaxParams(workers=0, parser="esprima"))
+    assert span.value == -1.0
