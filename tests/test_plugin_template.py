@@ -61,7 +61,7 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     copy = tmp_path_factory.mktemp("template") / "plugin-template"
     shutil.copytree(TEMPLATE, copy, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info", "build"))
     previous = _previous_install()
-    _pip("install", "--no-deps", "--no-build-isolation", str(copy))
+    _pip("install", "--no-deps", "--no-build-isolation", "--no-compile", str(copy))
     try:
         yield copy
     finally:
@@ -102,8 +102,6 @@ def test_installed_template_plugin_end_to_end(installed: Path, tmp_path: Path) -
     assert (
         "template.keyword_coverage x2" in validated.stdout and "template.banned_word x1" in validated.stdout
     )
-    typo = _botgrpo("validate", str(run_file), "--set", "rewards.signals.1.params.penalty=0.5", cwd=tmp_path)
-    assert typo.returncode == 2 and "rewards.signals[1].params.penalty" in typo.stderr
 
     scored = _botgrpo(
         "score",
