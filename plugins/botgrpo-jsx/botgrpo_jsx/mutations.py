@@ -20,6 +20,7 @@ class_attr             ``className=`` -> ``class=`` on a DOM element            
 
 from __future__ import annotations
 
+import itertools
 import random
 from dataclasses import dataclass, field
 
@@ -62,7 +63,7 @@ class Mutation:
 def _apply(code: str, edits: list[tuple[int, int, str]], locations: list[tuple[int, int]]) -> Mutation | None:
     """Apply non-overlapping edits (original indices) and map locations into the new text."""
     edits = sorted(edits)
-    for (_, e1, _), (s2, _, _) in zip(edits, edits[1:], strict=False):
+    for (_, e1, _), (s2, _, _) in itertools.pairwise(edits):
         if s2 < e1:
             return None
     out, pos = [], 0

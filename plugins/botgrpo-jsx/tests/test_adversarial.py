@@ -1,0 +1,75 @@
+"""Hostile inputs: each returns a defined result within its deadline, and the pool survives."""
+
+from __future__ import annotations
+
+import random
+import string
+
+import pytest
+from botgrpo_jsx.execution import close_pools
+from botgrpo_jsx.params import CompilesParams, RulesParams, SyntaxParams
+from botgrpo_jsx.plugin import make_compiles, make_rules, make_syntax
+
+from botgrpo_core.signals import Sample, SampleError, Span
+
+rng = random.Random(0)
+ADVERSARIAL = {
+    "garbage_1mb": "".join(chr(rng.randrange(1, 0x2FF)) for _ in range(1 << 20)),
+    "nested_brackets_100k": "(" * 100_000,
+    "random_printable": "".join(rng.choice(string.printable) for _ in range(50_000)),
+    "long_line": "const x = " + "a+" * 200_000 + "1;",
+    "nul_bytes": "const a = 1;\x00\x00 <div>\x00</div>",
+    "lone_surrogates": "const s = '\ud800';\nconst A = () => <p>\udfff</p>;",
+}
+VALID = "```jsx\nexport default function A() { return <div className='ok'/>; }\n```"
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _pools():
+    yield
+    close_pools()
+
+
+def _defined(result: object) -> bool:
+    if isinstance(result, SampleError):
+        return result.reason in ("timeout", "too_large", "error", "memory", "crash")
+    return isinstance(result, float) or (
+        isinstance(result, list) and all(isinstance(s, Span) for s in result)
+    )
+
+
+@pytest.mark.parametrize(
+    ("make", "params"),
+    [
+        (make_syntax, SyntaxParams(workers=1, timeout_s=10.0, max_chars=2_000_000)),
+        (make_rules, RulesParams(workers=1, timeout_s=10.0, max_chars=2_000_000)),
+        (
+            make_compiles,
+            CompilesParams(backend="tree-sitter", workers=1, timeout_s=10.0, max_chars=2_000_000),
+        ),
+    ],
+)
+def test_adversarial_inputs_in_the_pool(make, params) -> None:
+    scorer = make(params)
+    names = list(ADVERSARIAL)
+    results = scorer.score([Sample("", ADVERSARIAL[n]) for n in names] + [Sample("", VALID)])
+    for name, result in zip(names, results, strict=False):
+        assert _defined(result), (name, result)
+    assert results[-1] in ([], 1.0)  # the pool still scores a normal sample correctly afterwards
+
+
+def test_parse_deadline_and_size_cap_inline() -> None:
+    syntax = make_syntax(SyntaxParams(workers=0, parse_timeout_s=0.2))
+    (garbage,) = syntax.score([Sample("", ADVERSARIAL["garbage_1mb"])])
+    assert isinstance(garbage, SampleError) and garbage.reason in ("timeout", "too_large")
+    capped = make_syntax(SyntaxParams(workers=0, max_chars=1000)).score(
+        [Sample("", ADVERSARIAL["long_line"])]
+    )
+    assert capped[0].reason == "too_large" and "max_chars" in str(capped[0])
+
+
+def test_adversarial_inputs_through_esbuild(need_node: None) -> None:
+    scorer = make_compiles(CompilesParams(max_chars=2_000_000, timeout_s=10.0))
+    results = scorer.score([Sample("", t) for t in ADVERSARIAL.values()] + [Sample("", VALID)])
+    assert all(_defined(r) for r in results)
+    assert results[-1] == 1.0

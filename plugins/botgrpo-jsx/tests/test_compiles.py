@@ -1,0 +1,68 @@
+"""jsx.compiles through the persistent esbuild worker, strict TypeScript mode, and the fallback."""
+
+from __future__ import annotations
+
+import pytest
+from botgrpo_jsx import nodeenv
+from botgrpo_jsx.params import CompilesParams
+from botgrpo_jsx.plugin import make_compiles
+
+from botgrpo_core.signals import Sample, SampleError
+
+GOOD = "```tsx\nexport const A = ({x}: {x?: number}) => <>{x?.toFixed(1) ?? 'none'}</>;\n```"
+BAD = "```jsx\nexport const A = () => <div><p></div>;\n```"
+
+
+def test_esbuild_verdicts(need_node: None) -> None:
+    scorer = make_compiles(CompilesParams())
+    samples = [Sample("", t) for t in (GOOD, BAD, "```css\n.a{}\n```", "")]
+    assert scorer.score(samples) == [1.0, 0.0, 0.0, 0.0]
+    assert scorer.metrics()["jsx.compiles/fallback"] == 0.0
+
+
+def test_esbuild_error_position_maps_to_completion_chars(need_node: None) -> None:
+    completion = "Code für dich 🎉:\n```jsx\nconst ü = '日本'; const b = (;\n```"
+    errors = make_compiles(CompilesParams()).diagnose(completion)["errors"]
+    assert completion[errors[0]["start"]] == ";"  # esbuild's byte column converted to a str index
+
+
+def test_strict_mode_typescript_offsets_and_verdicts(need_node: None) -> None:
+    modules = nodeenv.node_modules()
+    if modules is None or not nodeenv.has_typescript(modules):
+        pytest.skip("typescript not installed")
+    scorer = make_compiles(CompilesParams(strict=True))
+    completion = "```tsx\nconst s = '😀'; const é: number = 'a';\nexport const A = () => <div>{y}</div>;\n```"
+    errors = scorer.diagnose(completion)["errors"]
+    assert [completion[e["start"] : e["end"]] for e in errors] == ["é", "y"]  # UTF-16 offsets mapped back
+    ok = "```tsx\nimport { useState } from 'react';\nexport function C() { const [n, s] = useState(0);"
+    ok += " return <button onClick={() => s(n + 1)}>{n}</button>; }\n```"
+    assert scorer.score([Sample("", completion), Sample("", ok)]) == [0.0, 1.0]
+
+
+def test_node_worker_kills_and_restarts_on_timeout(need_node: None) -> None:
+    from botgrpo_jsx.node import NodeWorker
+
+    node = nodeenv.find_node()
+    with NodeWorker(node.node, nodeenv.node_modules(), timeout_s=5.0) as worker:
+        big = "const a = [" + "1," * 200_000 + "];"
+        (slow,) = worker.request([{"op": "compile", "code": big, "loader": "tsx"}], timeout_s=0.001)
+        assert isinstance(slow, SampleError) and slow.reason == "timeout"
+        assert worker.restarts == 1
+        (reply,) = worker.request([{"op": "compile", "code": "<a/>", "loader": "jsx"}])
+        assert reply["ok"] is True
+
+
+def test_fallback_without_installed_packages(tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("BOTGRPO_JSX_CACHE", str(tmp_path))  # nothing installed there
+    scorer = make_compiles(CompilesParams(workers=0))
+    assert scorer.backend == "tree-sitter" and "botgrpo_jsx.setup" in scorer.fallback_reason
+    assert scorer.score([Sample("", GOOD), Sample("", BAD)]) == [1.0, 0.0]
+    assert scorer.metrics()["jsx.compiles/fallback"] == 1.0
+    with pytest.raises(RuntimeError, match="botgrpo_jsx.setup"):
+        make_compiles(CompilesParams(backend="esbuild"))
+
+
+def test_setup_is_idempotent(need_node: None) -> None:
+    from botgrpo_jsx.setup import install
+
+    assert install(quiet=True) == 0  # already installed: returns without running npm
