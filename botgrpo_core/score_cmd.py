@@ -121,19 +121,19 @@ def group_rows(prompts: Sequence[str], group_size: int | None) -> list[int]:
 
 
 # --- tokenizer ------------------------------------------------------------------------------------------------
-def load_tokenizer(name: str, texts: Sequence[str] = ()) -> Any:
+def load_tokenizer(name: str, texts: Sequence[str] = (), *, alphabet: str | None = None) -> Any:
     """The tokenizer ``--tokenizer`` names.
 
-    - ``tiny``: the tiny model's character tokenizer (:func:`botgrpo_core.tiny.char_tokenizer`). Characters
-      outside its alphabet are appended to it (in order of appearance in ``texts``), so any text round-trips
-      and the alphabet's ids stay those of the tiny model.
+    - ``tiny``: the tiny model's character tokenizer (:func:`botgrpo_core.tiny.char_tokenizer`) over
+      ``alphabet`` (default: the arithmetic task's). Characters outside it are appended (in order of
+      appearance in ``texts``), so any text round-trips and the alphabet's ids stay the tiny model's.
     - ``tiny-bpe``: the byte-level BPE built in code (:func:`botgrpo_core.tiny.byte_level_bpe_tokenizer`).
     - anything else: a hub id or local folder for ``transformers.AutoTokenizer`` (offline: local files only).
     """
     from botgrpo_core import tiny
 
     if name == "tiny":
-        alphabet = tiny.ARITHMETIC_CHARS
+        alphabet = alphabet or tiny.ARITHMETIC_CHARS
         extra = dict.fromkeys(ch for text in texts for ch in text if ch not in alphabet)
         return tiny.char_tokenizer(alphabet + "".join(extra))
     if name == "tiny-bpe":
@@ -148,6 +148,22 @@ def load_tokenizer(name: str, texts: Sequence[str] = ()) -> Any:
             "folder or a hub id already in the cache to --tokenizer, or --tokenizer tiny for the built-in "
             "character tokenizer (nothing is downloaded at run time)."
         ) from None
+
+
+def run_tokenizer(config: RunConfig) -> tuple[str, str | None]:
+    """The tokenizer a run uses, as ``(name, tiny alphabet)``: ``model.tokenizer`` or ``model.name_or_path``;
+    for the tiny model on a built-in task, the task's character alphabet (what training uses)."""
+    name = getattr(config.model, "tokenizer", None) or config.model.name_or_path
+    if name != "tiny" or config.data.source != "task":
+        return name, None
+    try:
+        from botgrpo_core.tasks import get_task
+
+        task = get_task(config.data.task or "", dict(getattr(config.data, "task_params", {}) or {}))
+    except (ImportError, ValueError):  # no such task: the arithmetic alphabet
+        return name, None
+    chars = getattr(task, "chars", None)
+    return name, str(chars) if chars else None
 
 
 def _encode(tokenizer: Any, text: str) -> list[int]:
@@ -213,7 +229,8 @@ def score_rows(
 ) -> ScoreReport:
     """Tokenize, score, mix and compute advantages for ``rows`` (each with ``prompt`` and ``completion``).
 
-    :param tokenizer: a tokenizer object, a name for :func:`load_tokenizer`, or ``None`` for the run's model.
+    :param tokenizer: a tokenizer object, a name for :func:`load_tokenizer`, or ``None`` for the run's
+        (:func:`run_tokenizer`).
     :param group_size: rows per group (consecutive); ``None`` groups rows by prompt.
     """
     import torch
@@ -224,11 +241,12 @@ def score_rows(
     prompts = [r["prompt"] for r in rows]
     completions = [r["completion"] for r in rows]
     group_ids = group_rows(prompts, group_size)
-    tokenizer_name = tokenizer if isinstance(tokenizer, str) else None
+    alphabet = None
     if tokenizer is None:
-        tokenizer_name = config.model.name_or_path
-    if isinstance(tokenizer_name, str):
-        tokenizer = load_tokenizer(tokenizer_name, completions)
+        tokenizer, alphabet = run_tokenizer(config)
+    if isinstance(tokenizer, str):
+        tokenizer_name = tokenizer
+        tokenizer = load_tokenizer(tokenizer, completions, alphabet=alphabet)
     else:
         tokenizer_name = type(tokenizer).__name__
     ids = [_encode(tokenizer, text) for text in completions]
@@ -256,7 +274,11 @@ def score_rows(
     )
 
 
-def _use_color(stream: Any) -> bool:
+def use_color(stream: Any, choice: str | None = None) -> bool:
+    """Colour the terminal view? ``choice`` ``always``/``never`` decide; otherwise (``auto``) ``NO_COLOR``
+    turns colour off, ``FORCE_COLOR`` on, and by default only a terminal gets colour."""
+    if choice in ("always", "never"):
+        return choice == "always"
     if os.environ.get("NO_COLOR"):
         return False
     if os.environ.get("FORCE_COLOR"):
@@ -310,7 +332,7 @@ def run_score(args: argparse.Namespace) -> int:
     text = (
         score_view.render_json(report)
         if args.json
-        else score_view.render_terminal(report, color=_use_color(sys.stdout))
+        else score_view.render_terminal(report, color=use_color(sys.stdout, getattr(args, "color", None)))
     )
     try:
         print(text)

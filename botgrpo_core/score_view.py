@@ -281,7 +281,7 @@ def _token_table(record: dict[str, Any], pieces: list[tuple[str, str]]) -> list[
         while end < len(pieces) and values(end) == values(t) and pieces[end][1] == pieces[t][1] == "text":
             end += 1
         text = "".join(p for p, _ in pieces[t:end])
-        shown = repr(safe_text(text)) if pieces[t][1] == "text" else f"<{safe_text(text)}>"
+        shown = repr(safe_text(text)) if pieces[t][1] == "text" else safe_text(text)  # quoted = text
         if len(shown) > width:
             shown = shown[: width - 1] + "…"
         span = f"{t}" if end == t + 1 else f"{t}-{end - 1}"

@@ -216,6 +216,17 @@ def test_local_tokenizer_folder_matches_the_built_in_one(tmp_path, capsys, plugi
     assert code == 2 and "cannot load tokenizer" in err and "--tokenizer tiny" in err
 
 
+def test_default_tokenizer_is_the_tiny_models(tmp_path, capsys, plugin_manager) -> None:
+    from botgrpo_core.tiny import char_tokenizer
+
+    run_file, data = _write(tmp_path, ROWS[:2])  # the run's model is the default: tiny, arithmetic task
+    result = _score_json(capsys, str(run_file), "--input", str(data))
+    assert result["summary"]["tokenizer"] == "tiny"
+    base = char_tokenizer()
+    for sample, row in zip(result["samples"], ROWS[:2]):
+        assert [t["id"] for t in sample["tokens"]] == base.encode(row["completion"], add_special_tokens=False)
+
+
 def test_tiny_tokenizer_keeps_the_arithmetic_ids() -> None:
     from botgrpo_core.score_cmd import load_tokenizer
     from botgrpo_core.tiny import char_tokenizer
@@ -376,3 +387,27 @@ def test_plugin_estimator_hook_is_used_by_score(tmp_path, capsys, plugin_manager
         pooled = [v for rr, gg in zip(rewards, groups) if gg == g for v in rr]
         mean = sum(pooled) / len(pooled)
         assert sample["advantages"] == pytest.approx([v - mean for v in r], abs=1e-5)
+
+
+def test_color_choice_overrides_the_environment(tmp_path, capsys, monkeypatch, plugin_manager) -> None:
+    import argparse
+
+    from botgrpo_core.score_cmd import run_score
+
+    run_file, data = _write(tmp_path, ROWS[:2])
+    args = dict(
+        run_file=str(run_file),
+        input=str(data),
+        tokenizer="tiny",
+        html=None,
+        json=False,
+        group_size=None,
+        set=[],
+    )
+    monkeypatch.setenv("FORCE_COLOR", "1")
+    assert run_score(argparse.Namespace(**args, color="never")) == 0
+    assert "\x1b[" not in capsys.readouterr().out
+    monkeypatch.delenv("FORCE_COLOR")
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert run_score(argparse.Namespace(**args, color="always")) == 0
+    assert "\x1b[48;2;" in capsys.readouterr().out
