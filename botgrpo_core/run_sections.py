@@ -7,9 +7,9 @@ composes them with the reward and algorithm sections. Importing this module must
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 
 class _Section(BaseModel):
@@ -33,7 +33,16 @@ class ModelConfig(_Section):
         "tiny", description="hub id, local path, or 'tiny' for a model built in code (offline)"
     )
     tiny: TinyModelSpec = Field(default_factory=TinyModelSpec, description="used when name_or_path is 'tiny'")
+    tokenizer: str | None = Field(
+        None, description="tokenizer hub id or path (default: the model's); ignored for 'tiny'"
+    )
     dtype: Literal["float32", "bfloat16", "float16", "auto"] = Field("float32", description="weights dtype")
+    attn_implementation: str | None = Field(
+        None, description="transformers attention implementation (e.g. 'sdpa', 'flash_attention_2')"
+    )
+    trust_remote_code: bool = Field(
+        False, description="allow model code from the hub (only for models you trust)"
+    )
 
 
 class DataConfig(_Section):
@@ -44,9 +53,42 @@ class DataConfig(_Section):
         description="'jsonl' file, 'disk' (datasets.save_to_disk folder), or a built-in 'task' generator",
     )
     path: Path | None = Field(None, description="file or folder for source jsonl/disk")
+    eval_path: Path | None = Field(
+        None,
+        description="held-out JSONL/folder for evaluation (jsonl/disk); default: the last eval_size rows",
+    )
     task: str | None = Field("arithmetic", description="built-in task name when source is 'task'")
+    task_params: dict[str, Any] = Field(
+        default_factory=dict, description="the task's parameters (e.g. arithmetic: error_rate, max_operands)"
+    )
     prompt_field: str = Field("prompt", description="row field holding the prompt text")
+    chat: bool = Field(
+        False, description="wrap each prompt as a user message so the tokenizer's chat template applies"
+    )
+    system_prompt: str | None = Field(None, description="system message put before each prompt when chat")
+    train_size: int = Field(20000, gt=0, description="training problems generated (source 'task')")
     eval_size: int = Field(400, ge=0, description="held-out prompts used for evaluation")
+
+    @model_validator(mode="after")
+    def _source_needs(self) -> DataConfig:
+        if self.source in ("jsonl", "disk") and self.path is None:
+            raise ValueError(
+                f"data.path is required when data.source is {self.source!r}; set it to the file/folder"
+            )
+        if self.source == "task" and not self.task:
+            raise ValueError("data.task is required when data.source is 'task' (e.g. task: arithmetic)")
+        return self
+
+
+class WarmStartConfig(_Section):
+    """Supervised warm start on the task's demonstrations before RL (tiny models, source 'task')."""
+
+    enabled: bool = Field(False, description="run the supervised phase first (cached in the output dir)")
+    steps: int = Field(1200, gt=0, description="optimizer steps of the supervised phase")
+    batch_size: int = Field(64, gt=0, description="demonstrations per step")
+    learning_rate: float = Field(3e-3, gt=0, description="AdamW peak learning rate (warm-up, cosine decay)")
+    demonstrations: int = Field(20000, gt=0, description="distinct demonstrations generated")
+    seed: int = Field(0, description="seed of the initial weights, demonstrations and batches")
 
 
 class TrainingConfig(_Section):
@@ -54,21 +96,65 @@ class TrainingConfig(_Section):
 
     steps: int = Field(200, gt=0, description="optimizer steps")
     learning_rate: float = Field(1e-4, gt=0, description="AdamW learning rate")
-    prompts_per_step: int = Field(8, gt=0, description="prompts per step")
+    lr_scheduler: Literal["constant", "linear", "cosine"] = Field(
+        "constant", description="learning-rate schedule"
+    )
+    warmup_steps: int = Field(0, ge=0, description="linear learning-rate warm-up steps")
+    weight_decay: float = Field(0.0, ge=0, description="AdamW weight decay")
+    max_grad_norm: float = Field(1.0, gt=0, description="gradient clipping norm")
+    prompts_per_step: int = Field(8, gt=0, description="prompts per optimizer step (all processes together)")
     group_size: int = Field(8, ge=2, description="rollouts per prompt (G)")
+    gradient_accumulation_steps: int = Field(
+        1, ge=1, description="split each step's rollouts into this many backward passes (memory)"
+    )
+    num_iterations: int = Field(
+        1, ge=1, description="optimizer passes over each generated batch (PPO epochs)"
+    )
     max_new_tokens: int = Field(40, gt=0, description="completion length cap")
+    max_prompt_tokens: int | None = Field(None, gt=0, description="prompts longer than this are an error")
     temperature: float = Field(1.0, gt=0, description="sampling temperature for rollouts")
+    top_p: float = Field(1.0, gt=0, le=1, description="nucleus sampling for rollouts")
+    mask_truncated_completions: bool = Field(
+        False, description="leave rollouts that hit max_new_tokens out of the loss"
+    )
+    dynamic_sampling_rounds: int = Field(
+        4,
+        ge=1,
+        description="most extra generation rounds per step to refill groups dropped by dynamic sampling",
+    )
     seed: int = Field(0, description="random seed")
     output_dir: Path = Field(Path("runs/default"), description="metrics, plots, checkpoints go here")
     num_threads: int = Field(1, ge=1, description="torch CPU threads (1 on a 2-core machine)")
+    logging_steps: int = Field(1, ge=1, description="write a metrics line every N steps")
     eval_every: int = Field(20, ge=0, description="evaluate every N steps (0 = only at start and end)")
+    eval_greedy: bool = Field(True, description="also evaluate greedy decoding (besides sampling)")
+    eval_batch_size: int = Field(200, gt=0, description="prompts per generation batch during evaluation")
     save_every: int = Field(0, ge=0, description="checkpoint every N steps (0 = only at the end)")
+    save_total_limit: int | None = Field(2, ge=1, description="keep this many checkpoints (oldest deleted)")
+    plots: bool = Field(True, description="write PNG plots of the curves at the end")
+    warm_start: WarmStartConfig = Field(
+        default_factory=WarmStartConfig, description="supervised warm start before RL"
+    )
 
 
 class EngineConfig(_Section):
     """TRL / accelerate / vLLM settings."""
 
+    device: Literal["auto", "cpu", "cuda"] = Field(
+        "auto", description="'auto': CUDA when available, else CPU"
+    )
     use_vllm: bool = Field(False, description="generate rollouts with vLLM (GPU)")
     vllm_mode: Literal["colocate", "server"] = Field("colocate", description="vLLM mode when use_vllm")
+    vllm_gpu_memory_utilization: float = Field(
+        0.3, gt=0, le=1, description="GPU memory share vLLM may take (colocate mode)"
+    )
+    vllm_tensor_parallel_size: int = Field(1, ge=1, description="vLLM tensor parallelism (colocate mode)")
+    vllm_server_base_url: str | None = Field(
+        None, description="URL of a `trl vllm-serve` server (server mode), e.g. http://host:8000"
+    )
     bf16: bool = Field(False, description="bfloat16 mixed precision (GPU)")
     gradient_checkpointing: bool = Field(False, description="trade compute for memory")
+    trl_args: dict[str, Any] = Field(
+        default_factory=dict,
+        description="extra trl.GRPOConfig arguments passed through (checked against GRPOConfig before training)",
+    )

@@ -1,0 +1,299 @@
+"""Small React components from a templated grammar of specs: the front-end benchmark task.
+
+A spec names a component kind, a noun and one or two fields; the prompt states it in one line and
+the completion is the component (bare code, no fence)::
+
+    S: list Todo title
+    function TodoList({items}) {
+      return <ul>{items.map(x => <li key={x.id}>{x.title}</li>)}</ul>;
+    }
+
+Kinds cover the patterns the ``jsx.*`` signals know: ``list`` (``.map`` with keys), ``cond``
+(conditional rendering), ``state`` (a ``useState`` hook and an event handler), ``props`` (nested tags
+with ``className``) and ``frag`` (a fragment). A spec may ask for a default export (``S: export ...``).
+Completions are 60-130 characters over a fixed alphabet (:data:`REACT_CHARS`), small enough for the
+char-level tiny model (``botgrpo_core.tiny``) to learn in a minute or two on one core.
+
+Demonstrations for the supervised warm start carry *realistic* errors with probability
+``error_rate``: one error drawn from the spec kind's list (an unclosed ``<li>``, a ``.map`` without
+``key``, ``class=`` for ``className``, a hook in a ``?:`` branch, a missing ``)`` or ``</>``, a missing
+closing brace, a forgotten ``export``). About two thirds of them break compilation; the rest compile
+but break a React rule, so the compile rate and the rule-clean rate both have room to improve.
+
+Held-out specs: a stable hash of the spec (not a random split) puts ``holdout_fraction`` of all
+specs in the evaluation set; :meth:`ReactTask.train_rows` never returns one of them.
+
+Evaluation runs the ``jsx`` plugin's own checks (``jsx.compiles``: esbuild when Node is installed,
+else tree-sitter validity; ``jsx.rules`` and ``jsx.syntax``), imported lazily, so this module stays
+free of torch and tree-sitter at import time.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import string
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+#: The tokenizer alphabet of the task: every character a prompt or a completion can contain.
+REACT_CHARS = string.ascii_letters + string.digits + " \n{}()<>[]=/;,.:\"'+-!?&|_"
+
+NOUNS = ("Todo", "User", "Post", "Item", "Note", "Card", "Task", "Song", "Book", "Tag", "Team", "Photo")
+FIELDS = ("title", "name", "text", "label", "body", "date", "city", "price")
+KINDS = ("list", "cond", "state", "props", "frag")
+Kind = Literal["list", "cond", "state", "props", "frag"]
+
+#: Error types each kind's demonstrations can carry; ``*`` marks the ones that break compilation.
+ERRORS: dict[str, tuple[str, ...]] = {
+    "list": ("missing_key", "*unclosed_li", "*missing_paren", "*missing_brace"),
+    "cond": ("*unclosed_p", "*mismatched_close", "*missing_brace", "missing_export"),
+    "state": ("hook_in_condition", "*missing_paren", "*missing_brace", "missing_export"),
+    "props": ("class_attribute", "*unclosed_h2", "*missing_brace", "missing_export"),
+    "frag": ("*unclosed_fragment", "*unclosed_b", "*missing_brace", "missing_export"),
+}
+
+
+class ReactParams(BaseModel):
+    """Parameters of the React task (``data.task_params`` in a run file)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    error_rate: float = Field(
+        0.5, ge=0.0, le=1.0, description="probability that a demonstration carries one injected error"
+    )
+    kinds: tuple[Kind, ...] = Field(KINDS, min_length=1, description="component kinds in the grammar")
+    export_rate: float = Field(
+        0.3, ge=0.0, le=1.0, description="share of specs that ask for a default export"
+    )
+    holdout_fraction: float = Field(
+        0.25, gt=0.0, lt=1.0, description="share of specs kept for evaluation (chosen by a stable hash)"
+    )
+
+
+@dataclass(frozen=True)
+class Spec:
+    """One component request: ``kind``, a ``noun``, ``fields`` (1 or 2) or a ``start`` value, ``export``."""
+
+    kind: str
+    noun: str
+    fields: tuple[str, ...] = ()
+    start: int = 0
+    export: bool = False
+
+    @property
+    def key(self) -> str:
+        """The spec without the export flag (held-out splits ignore it, so no near-duplicate leaks)."""
+        args = " ".join(self.fields) if self.kind != "state" else str(self.start)
+        return f"{self.kind} {self.noun} {args}"
+
+    @property
+    def prompt(self) -> str:
+        return f"S: {'export ' if self.export else ''}{self.key}\n"
+
+    @property
+    def component(self) -> str:
+        return f"{self.noun}List" if self.kind == "list" else self.noun
+
+
+def _is_held_out(key: str, fraction: float) -> bool:
+    digest = hashlib.sha256(f"react-holdout:{key}".encode()).digest()
+    return int.from_bytes(digest[:4], "big") < fraction * 2**32
+
+
+def solution(spec: Spec) -> str:
+    """The correct component for ``spec``."""
+    return _render(spec, None)
+
+
+def _render(spec: Spec, error: str | None) -> str:
+    """The component for ``spec`` with ``error`` (an :data:`ERRORS` name without ``*``) injected."""
+    head = "export default function" if spec.export and error != "missing_export" else "function"
+    name = spec.component
+    if spec.kind == "list":
+        (f,) = spec.fields
+        key = "" if error == "missing_key" else " key={x.id}"
+        close = "" if error == "unclosed_li" else "</li>"
+        paren = "" if error == "missing_paren" else ")"
+        params = "{items}"
+        body = f"  return <ul>{{items.map(x => <li{key}>{{x.{f}}}{close}{paren}}}</ul>;"
+    elif spec.kind == "cond":
+        (f,) = spec.fields
+        params = f"{{show, {f}}}"
+        close = {"unclosed_p": "", "mismatched_close": "</div>"}.get(error or "", "</p>")
+        body = f"  return show ? <p>{{{f}}}{close} : null;"
+    elif spec.kind == "state":
+        if error == "hook_in_condition":
+            params = "{on}"
+            hook = f"on ? useState({spec.start}) : [{spec.start}]"
+        else:
+            params = ""
+            hook = f"useState({spec.start})"
+        paren = "" if error == "missing_paren" else ")"
+        body = (
+            f"  const [n, setN] = {hook};\n"
+            f"  return <button onClick={{() => setN(n + 1{paren}}}>{{n}}</button>;"
+        )
+    elif spec.kind == "props":
+        f, g = spec.fields
+        params = f"{{{f}, {g}}}"
+        attr = "class" if error == "class_attribute" else "className"
+        close = "" if error == "unclosed_h2" else "</h2>"
+        body = f'  return <div {attr}="{spec.noun.lower()}"><h2>{{{f}}}{close}<p>{{{g}}}</p></div>;'
+    elif spec.kind == "frag":
+        f, g = spec.fields
+        params = f"{{{f}, {g}}}"
+        frag_close = "" if error == "unclosed_fragment" else "</>"
+        b_close = "" if error == "unclosed_b" else "</b>"
+        body = f"  return <><b>{{{f}}}{b_close}<i>{{{g}}}</i>{frag_close};"
+    else:  # pragma: no cover - Spec.kind is validated by the generator
+        raise ValueError(f"unknown React spec kind {spec.kind!r}")
+    end = "" if error == "missing_brace" else "\n}"
+    return f"{head} {name}({params}) {{\n{body}{end}"
+
+
+class ReactTask:
+    """Generator, held-out split, demonstrations and evaluation for small React components."""
+
+    name = "react"
+    #: the task's tokenizer alphabet (``botgrpo_core.tiny.char_tokenizer(task.chars)``)
+    chars = REACT_CHARS
+    #: row fields besides the prompt: the spec and the export requirement ``jsx.rules`` reads.
+    row_fields = ("spec", "require_export")
+    #: longest completion the grammar produces, in characters (= tokens for the char tokenizer)
+    max_completion_chars = 130
+
+    def __init__(self, params: ReactParams | None = None) -> None:
+        self.params = params or ReactParams()
+
+    # ---- specs -----------------------------------------------------------------------------------
+    @cached_property
+    def _specs(self) -> tuple[list[str], list[str]]:
+        """``(train keys, held-out keys)``: every spec key of the grammar, split by a stable hash."""
+        keys: list[str] = []
+        for kind in self.params.kinds:
+            for noun in NOUNS:
+                if kind in ("list", "cond"):
+                    keys += [f"{kind} {noun} {f}" for f in FIELDS]
+                elif kind == "state":
+                    keys += [f"{kind} {noun} {k}" for k in range(10)]
+                else:
+                    keys += [f"{kind} {noun} {f} {g}" for f in FIELDS for g in FIELDS if f != g]
+        held = [k for k in keys if _is_held_out(k, self.params.holdout_fraction)]
+        train = [k for k in keys if not _is_held_out(k, self.params.holdout_fraction)]
+        return train, held
+
+    @staticmethod
+    def parse_key(key: str, export: bool = False) -> Spec:
+        kind, noun, *args = key.split(" ")
+        if kind == "state":
+            return Spec(kind, noun, (), int(args[0]), export)
+        return Spec(kind, noun, tuple(args), 0, export)
+
+    def _spec(self, key: str, rng: random.Random) -> Spec:
+        return self.parse_key(key, rng.random() < self.params.export_rate)
+
+    def row(self, spec: Spec) -> dict[str, Any]:
+        return {
+            "prompt": spec.prompt,
+            "spec": spec.key,
+            "require_export": "default" if spec.export else False,
+        }
+
+    @staticmethod
+    def parse_row(row: dict[str, Any]) -> Spec:
+        return ReactTask.parse_key(row["spec"], bool(row.get("require_export")))
+
+    def eval_rows(self, n: int, seed: int = 0) -> list[dict[str, Any]]:
+        """``n`` held-out specs (fixed by ``seed``); all distinct while ``n`` <= the held-out count."""
+        held = self._specs[1]
+        rng = random.Random(f"react-eval-{seed}")
+        order = rng.sample(held, len(held))
+        keys = [order[i % len(order)] for i in range(n)]
+        return [self.row(self._spec(k, rng)) for k in keys]
+
+    def train_rows(
+        self, n: int, seed: int = 0, exclude: Sequence[dict[str, Any]] = ()
+    ) -> list[dict[str, Any]]:
+        """``n`` training specs (repeats allowed); never a held-out spec nor one in ``exclude``."""
+        banned = {r["spec"] for r in exclude}
+        pool = [k for k in self._specs[0] if k not in banned]
+        if not pool:
+            raise ValueError("react task: every training spec is excluded; lower holdout_fraction")
+        rng = random.Random(f"react-train-{seed}")
+        return [self.row(self._spec(rng.choice(pool), rng)) for _ in range(n)]
+
+    @property
+    def num_specs(self) -> tuple[int, int]:
+        """``(training specs, held-out specs)`` (without the export flag)."""
+        return len(self._specs[0]), len(self._specs[1])
+
+    # ---- demonstrations --------------------------------------------------------------------------
+    def demonstration(self, spec: Spec, rng: random.Random) -> str:
+        """A completion that carries one error of the spec's kind with probability ``error_rate``."""
+        if rng.random() >= self.params.error_rate:
+            return solution(spec)
+        choices = [e.lstrip("*") for e in ERRORS[spec.kind]]
+        if not spec.export:
+            choices = [e for e in choices if e != "missing_export"]
+        return _render(spec, rng.choice(choices))
+
+    def demonstrations(self, rows: Sequence[dict[str, Any]], seed: int = 0) -> list[str]:
+        rng = random.Random(f"react-demo-{seed}")
+        return [self.demonstration(self.parse_row(r), rng) for r in rows]
+
+    @staticmethod
+    def solution(spec: Spec) -> str:
+        """The correct completion."""
+        return solution(spec)
+
+    # ---- evaluation ------------------------------------------------------------------------------
+    @cached_property
+    def _checkers(self) -> tuple[Any, Any, Any]:
+        # The jsx plugin's own scorers, in this process (workers=0): evaluation must not start pools.
+        from botgrpo_jsx.params import CompilesParams, RulesParams, SyntaxParams
+        from botgrpo_jsx.scorers import CompilesScorer, RulesScorer, SyntaxScorer
+
+        return (
+            CompilesScorer(CompilesParams(workers=0)),
+            RulesScorer(RulesParams(workers=0)),
+            SyntaxScorer(SyntaxParams(workers=0)),
+        )
+
+    def check(self, rows: Sequence[dict[str, Any]], completions: Sequence[str]) -> list[tuple[bool, bool]]:
+        """``(compiles, rule_clean)`` per completion; rule-clean = no syntax error and no rule violation."""
+        from botgrpo_core.signals import Sample, SampleError
+
+        if len(rows) != len(completions):
+            raise ValueError("evaluate: rows and completions differ in length")
+        samples = [
+            Sample(prompt=r["prompt"], completion=c, row=dict(r))
+            for r, c in zip(rows, completions, strict=True)
+        ]
+        compiles, rules, syntax = self._checkers
+        ok = compiles.score(samples)
+        violations = rules.score(samples)
+        errors = syntax.score(samples)
+        out = []
+        for c, v, e in zip(ok, violations, errors, strict=True):
+            compiled = not isinstance(c, SampleError) and c == 1.0
+            clean = compiled and v == [] and e == []
+            out.append((compiled, clean))
+        return out
+
+    def evaluate(self, rows: Sequence[dict[str, Any]], completions: Sequence[str]) -> dict[str, float]:
+        """``compile_rate`` (jsx.compiles) and ``rule_clean_rate`` (compiles, no syntax/rule span)."""
+        results = self.check(rows, completions)
+        n = max(len(results), 1)
+        return {
+            "compile_rate": sum(c for c, _ in results) / n,
+            "rule_clean_rate": sum(r for _, r in results) / n,
+        }
+
+    def success(self, row: dict[str, Any], completion: str) -> bool:
+        """Task success of one rollout: the component compiles."""
+        return self.check([row], [completion])[0][0]

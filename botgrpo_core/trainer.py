@@ -1,0 +1,505 @@
+"""``BoTGRPOTrainer``: TRL's ``GRPOTrainer`` with token-level rewards and advantages.
+
+TRL (pinned to 1.16) stays the engine: generation (HF or vLLM), the clipped loss, accelerate /
+DeepSpeed / FSDP. This subclass wraps two methods with ``super()`` and copies none of TRL's code:
+
+- ``_calculate_rewards``: decode each local completion with token character offsets, score the
+  configured :class:`~botgrpo_core.mixture.RewardMixture` (global + local signals) into ``(B, T)``
+  token rewards, and hand TRL one number per rollout (the token-mean reward) so its own reward logs
+  stay meaningful.
+- ``_generate_and_score_completions``: after TRL built the batch, replace its ``(B,)`` advantages by
+  the configured estimator's ``(B, T)`` advantages; TRL 1.16's ``_compute_loss`` takes them as they are.
+  Group statistics need only per-rollout moments, so processes exchange a ``(B, k)`` table (mean r,
+  mean r^2, length, valid, plus logging columns), never the padded ``(B, T)`` rewards. Estimators that
+  need the whole step structure (``process``, ``pure``, plugins) gather ``(B, T)`` instead.
+
+DAPO's dynamic sampling (which TRL lacks) is done here too: groups whose advantages are all zero are
+dropped and the batch is refilled by generating for more prompts.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+import torch
+from trl import GRPOConfig, GRPOTrainer
+from trl.trainer.utils import pad
+
+from botgrpo_core.advantages import (
+    DEFAULT_EPS,
+    bot_advantages_from_stats,
+    compute_advantages,
+    estimator_is_outcome_level,
+    group_stats_from_moments,
+    rollout_moments,
+)
+from botgrpo_core.mixture import MixtureOutput, RewardMixture, make_samples
+from botgrpo_core.presets import Preset, PresetError, check_estimator_ratio
+
+if TYPE_CHECKING:
+    from botgrpo_core.config import AlgorithmConfig
+
+#: Estimators whose statistics come from per-rollout moments (the (B, k) gather path).
+_POOLED = {"bot": "rollout", "token_pool": "token"}
+_OUTCOME = ("grpo", "dr_grpo")
+#: Preset aggregation -> TRL loss_type.
+LOSS_TYPES = {"sequence": "grpo", "token": "dapo", "constant": "dr_grpo"}
+#: Columns of the per-rollout table exchanged between processes.
+_COLS = ("mean", "mean_sq", "length", "valid", "outcome", "success")
+
+
+def resolve_algorithm(algorithm: AlgorithmConfig) -> Preset:
+    """The run's preset with the run file's overrides applied (checked; errors name the key)."""
+    from botgrpo_core.presets import get_preset
+
+    preset = get_preset(algorithm.preset)
+    changes = {
+        key: getattr(algorithm, key)
+        for key in (
+            "estimator",
+            "ratio_level",
+            "aggregation",
+            "eps_low",
+            "eps_high",
+            "kl_coef",
+            "dynamic_sampling",
+        )
+        if getattr(algorithm, key) is not None
+    }
+    if algorithm.estimator is not None and algorithm.estimator != preset.estimator:
+        changes["estimator_options"] = dict(algorithm.estimator_options)
+    elif algorithm.estimator_options:
+        changes["estimator_options"] = {**preset.estimator_options, **algorithm.estimator_options}
+    try:
+        return preset.replace(**changes) if changes else preset
+    except PresetError as exc:
+        raise PresetError(f"algorithm: {exc}") from None
+
+
+def trl_algorithm_args(preset: Preset) -> dict[str, Any]:
+    """``GRPOConfig`` keyword arguments that realise a preset's loss settings in TRL."""
+    return {
+        "loss_type": LOSS_TYPES[preset.aggregation],
+        "importance_sampling_level": preset.ratio_level,
+        "epsilon": preset.eps_low,
+        "epsilon_high": preset.eps_high,
+        "beta": preset.kl_coef,
+        # TRL's own (B,) advantages are replaced; "group" keeps its zero-std logging meaningful.
+        "scale_rewards": "group",
+    }
+
+
+def _prompt_text(prompt: Any) -> str:
+    """A conversational prompt (list of messages) as the text of its last user message."""
+    if isinstance(prompt, str):
+        return prompt
+    if isinstance(prompt, list) and prompt:
+        users = [m for m in prompt if isinstance(m, Mapping) and m.get("role") == "user"] or prompt
+        content = users[-1].get("content", "") if isinstance(users[-1], Mapping) else users[-1]
+        if isinstance(content, list):  # content blocks
+            return "".join(c.get("text", "") for c in content if isinstance(c, Mapping))
+        return str(content)
+    return str(prompt)
+
+
+class BoTGRPOTrainer(GRPOTrainer):
+    """GRPO trainer whose advantages come from token-level rewards (BoT-GRPO and its baselines).
+
+    :param model: the policy (a model object or a path/hub id, as for ``GRPOTrainer``).
+    :param args: ``GRPOConfig``; its loss settings must match ``preset`` (see :func:`trl_algorithm_args`).
+    :param mixture: the reward mixture (signals, alpha, beta).
+    :param preset: the resolved algorithm (:func:`resolve_algorithm`).
+    :param success_fn: ``success_fn(row, completion) -> bool`` for the task-success metric; by default a
+        rollout succeeds when every global signal with a positive weight is at its upper bound.
+    :param dynamic_sampling_rounds: most extra generation rounds per step when ``preset.dynamic_sampling``.
+    :param kwargs: passed to ``GRPOTrainer`` (``train_dataset``, ``processing_class``, ``callbacks``...).
+    """
+
+    def __init__(
+        self,
+        model: Any,
+        args: GRPOConfig,
+        *,
+        mixture: RewardMixture,
+        preset: Preset,
+        success_fn: Callable[[Mapping[str, Any], str], bool] | None = None,
+        dynamic_sampling_rounds: int = 4,
+        **kwargs: Any,
+    ) -> None:
+        check_trl_args(args, preset)
+        self.mixture = mixture
+        self.preset = preset
+        self.success_fn = success_fn
+        self.dynamic_sampling_rounds = dynamic_sampling_rounds
+        self._pending: tuple[MixtureOutput, list[Any]] | None = None
+        self._pending_rewards: list[float | None] = []
+        self._success_bound = self._max_outcome(mixture)
+        self.last_advantages: torch.Tensor | None = None  # valid-token advantages of the last batch (plots)
+        options = dict(preset.estimator_options)
+        self._options = options
+        super().__init__(model=model, reward_funcs=[self._make_reward_fn()], args=args, **kwargs)
+        if dynamic_sampling_rounds and preset.dynamic_sampling:
+            local = args.per_device_train_batch_size * args.steps_per_generation
+            if local % self.num_generations:
+                raise ValueError(
+                    f"dynamic sampling keeps whole groups on each process: per-process generation batch {local} "
+                    f"must be a multiple of group_size {self.num_generations}; adjust training.prompts_per_step "
+                    "or the number of processes"
+                )
+
+    # ---- TRL hooks ------------------------------------------------------------------------------
+    def _make_reward_fn(self) -> Callable[..., list[float | None]]:
+        """TRL's reward function: the token-mean reward already computed in ``_calculate_rewards``."""
+        pending = self._pending_rewards
+
+        def botgrpo_mixture(prompts: list[Any], completions: list[Any], **_: Any) -> list[float | None]:
+            if len(pending) != len(prompts):
+                raise RuntimeError("botgrpo_mixture called outside BoTGRPOTrainer._calculate_rewards")
+            return list(pending)
+
+        return botgrpo_mixture
+
+    def _calculate_rewards(
+        self,
+        inputs: list[dict[str, Any]],
+        prompts: list[Any],
+        completions: list[Any],
+        completion_ids_list: list[Any],
+    ) -> torch.Tensor:
+        rows = [{k: v for k, v in x.items() if k != "prompt"} for x in inputs]
+        texts = [_prompt_text(p) for p in prompts]
+        samples = make_samples(self.processing_class, texts, completion_ids_list, rows)
+        mix = self.mixture.score_batch(samples)
+        self._pending = (mix, samples)
+        moments = rollout_moments(mix.token_rewards, mix.mask, nan_policy="mask")
+        self._pending_rewards[:] = [
+            float(m) if ok else None for m, ok in zip(moments[:, 0].tolist(), mix.valid.tolist(), strict=True)
+        ]
+        try:
+            return super()._calculate_rewards(inputs, prompts, completions, completion_ids_list)
+        finally:
+            self._pending_rewards.clear()
+
+    def _generate_and_score_completions(self, inputs: list[dict[str, Any]]) -> dict[str, Any]:
+        mode = "train" if self.model.training else "eval"
+        out = self._score_round(inputs, mode)
+        if mode == "train" and self.preset.dynamic_sampling and self.dynamic_sampling_rounds:
+            out = self._dynamic_sampling(out, len(inputs))
+        out.pop("_keep_group", None)
+        return out
+
+    # ---- advantages -------------------------------------------------------------------------------
+    def _score_round(self, inputs: list[dict[str, Any]], mode: str) -> dict[str, Any]:
+        out = super()._generate_and_score_completions(inputs)
+        assert self._pending is not None, "TRL did not call _calculate_rewards"
+        mix, samples = self._pending
+        self._pending = None
+        width = out["completion_ids"].shape[1]
+        rewards = _pad_right(mix.token_rewards, width, 0.0)
+        mask = _pad_right(mix.mask, width, False)
+        success = self._success(mix, samples)
+        advantages, table, keep_group = self.token_advantages(rewards, mask, mix, success, mode)
+        out["advantages"] = advantages
+        out["_keep_group"] = keep_group
+        self._log_batch(mode, table, advantages, mask, mix)
+        return out
+
+    def token_advantages(
+        self,
+        rewards: torch.Tensor,
+        mask: torch.Tensor,
+        mix: MixtureOutput,
+        success: torch.Tensor,
+        mode: str = "train",
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """Local ``(B, T)`` advantages, the gathered per-rollout table ``(N, k)``, local group keep flags.
+
+        Rows ``[p * B, (p + 1) * B)`` of the gathered batch belong to process ``p`` and groups are
+        consecutive blocks of ``G`` rows, as TRL lays them out; so the result equals the
+        single-process computation on the concatenated batch.
+        """
+        device = rewards.device
+        B = rewards.shape[0]
+        G = self.num_generations if mode == "train" else self.num_generations_eval
+        moments = rollout_moments(rewards, mask, nan_policy="mask")  # (B, 3) float64
+        columns = [
+            moments,
+            mix.valid.double()[:, None],
+            mix.outcome.double()[:, None],
+            success.double()[:, None],
+        ]
+        columns += [self._signal_columns(mix)]
+        local_table = torch.cat([c.to(device) for c in columns], dim=1)
+        table = self.accelerator.gather(
+            local_table
+        )  # (N, k): the only per-step exchange for pooled estimators
+        N = table.shape[0]
+        start = self.accelerator.process_index * B
+        group_all = torch.arange(N, device=device) // G
+        group_local = group_all[start : start + B]
+        num_groups = (N + G - 1) // G
+        name = self.preset.estimator
+        opts = dict(self._options)
+        if name in _POOLED:
+            group_local, group_all, num_groups = self._scope(opts, group_local, group_all, num_groups)
+            mean, std, _ = group_stats_from_moments(
+                table[:, :3], group_all, num_groups, std=opts.get("std", "bessel"), weighting=_POOLED[name]
+            )
+            adv = bot_advantages_from_stats(
+                rewards,
+                mask,
+                group_local,
+                mean,
+                std,
+                eps=opts.get("eps", DEFAULT_EPS),
+                keep=moments[:, 2] > 0,
+            )
+        elif name in _OUTCOME:
+            # The outcome estimators only see R_i = mean_t r[i, t]: run them on a (N, 1) "one token" batch.
+            outcome = table[:, 0:1].float()
+            present = table[:, 2:3] > 0
+            opts.setdefault("nan_policy", "mask")
+            row_adv = compute_advantages(name, outcome, present, group_ids=group_all, **opts)[
+                start : start + B
+            ]
+            adv = torch.where(mask, row_adv.to(rewards.dtype), 0.0)
+        else:
+            # Step-level and plugin estimators need every token: gather the padded (B, T) rewards.
+            padded = self.accelerator.pad_across_processes(rewards, dim=1, pad_index=0.0)
+            padded_mask = self.accelerator.pad_across_processes(mask, dim=1, pad_index=False)
+            all_rewards = self.accelerator.gather(padded)
+            all_mask = self.accelerator.gather(padded_mask)
+            opts.setdefault("nan_policy", "mask")
+            full = compute_advantages(name, all_rewards, all_mask, group_ids=group_all, **opts)
+            adv = full[start : start + B, : rewards.shape[1]]
+        adv = torch.nan_to_num(adv.float(), nan=0.0)
+        nonzero = (adv != 0).any(dim=1)
+        all_nonzero = self.accelerator.gather(nonzero).long()
+        per_group = torch.zeros(num_groups, dtype=torch.long, device=device)
+        per_group.index_add_(0, torch.arange(N, device=device) // G, all_nonzero)
+        keep_group = per_group[(torch.arange(B, device=device) + start) // G] > 0
+        return adv, table, keep_group
+
+    @staticmethod
+    def _scope(
+        opts: dict[str, Any], group_local: torch.Tensor, group_all: torch.Tensor, num_groups: int
+    ) -> tuple[torch.Tensor, torch.Tensor, int]:
+        scope = opts.get("scope", "group")
+        if scope == "batch":
+            return torch.zeros_like(group_local), torch.zeros_like(group_all), 1
+        if scope != "group":
+            raise ValueError(f"algorithm.estimator_options.scope: {scope!r} is not one of group, batch")
+        return group_local, group_all, num_groups
+
+    # ---- metrics ---------------------------------------------------------------------------------
+    @staticmethod
+    def _max_outcome(mixture: RewardMixture) -> float | None:
+        total, any_global = 0.0, False
+        for runner in mixture.runners:
+            if runner.spec.kind == "global":
+                any_global = True
+                low, high = runner.bounds
+                total += runner.config.weight * (high if runner.config.weight > 0 else low)
+        return total if any_global else None
+
+    def _success(self, mix: MixtureOutput, samples: Sequence[Any]) -> torch.Tensor:
+        if self.success_fn is not None:
+            return torch.tensor(
+                [bool(self.success_fn(s.row, s.completion)) for s in samples], dtype=torch.bool
+            )
+        if self._success_bound is None:
+            return torch.full((len(samples),), float("nan"))
+        return (mix.outcome >= self._success_bound - 1e-6) & mix.valid
+
+    def _signal_columns(self, mix: MixtureOutput) -> torch.Tensor:
+        """Per rollout and signal: value (token mean for local signals), failed, timed out."""
+        cols = []
+        lengths = mix.mask.sum(1).clamp(min=1).double()
+        for name in self._signal_names():
+            outcome = mix.signals[name]
+            values = outcome.values.double()
+            value = values if values.dim() == 1 else values.sum(1) / lengths
+            failed = torch.tensor(outcome.failed, dtype=torch.float64)
+            timeout = torch.tensor(
+                [isinstance(r, Exception) and getattr(r, "reason", "") == "timeout" for r in outcome.results],
+                dtype=torch.float64,
+            )
+            cols += [value, failed, timeout]
+        return torch.stack(cols, dim=1) if cols else torch.zeros(mix.valid.shape[0], 0, dtype=torch.float64)
+
+    def _signal_names(self) -> list[str]:
+        return [runner.spec.name for runner in self.mixture.runners]
+
+    def batch_metrics(
+        self, table: torch.Tensor, advantages: torch.Tensor, mask: torch.Tensor, mode: str = "train"
+    ) -> dict[str, float]:
+        """Metrics of one generation batch from the gathered per-rollout table (the same on every process)."""
+        G = self.num_generations if mode == "train" else self.num_generations_eval
+        mean, _mean_sq, length, valid, outcome, success = table[:, :6].unbind(1)
+        ok = valid > 0
+        groups = table.shape[0] // G
+        out: dict[str, float] = {
+            "reward/token_mean": _masked_mean(mean, ok),
+            "reward/outcome_mean": _masked_mean(outcome, ok),
+            "reward/valid_frac": float(ok.double().mean()),
+            "completion/length_mean": float(length.mean()),
+        }
+        if not torch.isnan(success).all():
+            out["success_rate"] = _masked_mean(success, ok)
+        # Zero-spread groups: all token rewards equal (no BoT gradient) / all outcomes equal (no GRPO gradient).
+        grouped = table[: groups * G].view(groups, G, -1)
+        present = grouped[..., 2] > 0
+        stats = group_stats_from_moments(
+            table[: groups * G, :3], torch.arange(groups * G) // G, groups, std="population"
+        )
+        out["groups/zero_spread_frac"] = float((stats[1] == 0).double().mean()) if groups else 0.0
+        outcomes = grouped[..., 4]
+        big = torch.finfo(torch.float64).max
+        o_max = torch.where(present, outcomes, -big).amax(1)
+        o_min = torch.where(present, outcomes, big).amin(1)
+        out["groups/outcome_zero_spread_frac"] = float((o_max <= o_min).double().mean()) if groups else 0.0
+        for k, name in enumerate(self._signal_names()):
+            value, failed, timeout = table[:, 6 + 3 * k : 9 + 3 * k].unbind(1)
+            out[f"signals/{name}/mean"] = _masked_mean(value, failed == 0)
+            out[f"signals/{name}/errors"] = float(failed.sum())
+            out[f"signals/{name}/timeouts"] = float(timeout.sum())
+        # Advantage statistics over valid tokens of all processes.
+        a = advantages[mask].double()
+        local = torch.stack(
+            [
+                a.sum(),
+                (a * a).sum(),
+                torch.tensor(float(a.numel())),
+                a.abs().sum(),
+                a.min() if a.numel() else torch.tensor(0.0),
+                -(a.max() if a.numel() else torch.tensor(0.0)),
+            ]
+        ).to(advantages.device)
+        gathered = self.accelerator.gather(local[None]).view(-1, 6)
+        total = gathered[:, 2].sum().clamp(min=1.0)
+        adv_mean = gathered[:, 0].sum() / total
+        out["advantages/mean"] = float(adv_mean)
+        out["advantages/std"] = float((gathered[:, 1].sum() / total - adv_mean**2).clamp(min=0).sqrt())
+        out["advantages/abs_mean"] = float(gathered[:, 3].sum() / total)
+        out["advantages/min"] = float(gathered[:, 4].min())
+        out["advantages/max"] = float(-gathered[:, 5].min())
+        return out
+
+    def _log_batch(
+        self, mode: str, table: torch.Tensor, advantages: torch.Tensor, mask: torch.Tensor, mix: MixtureOutput
+    ) -> None:
+        for key, value in self.batch_metrics(table, advantages, mask, mode).items():
+            self._metrics[mode][key].append(value)
+        self.last_advantages = advantages[mask].detach().float().cpu()
+
+    # ---- dynamic sampling (DAPO) ------------------------------------------------------------------
+    def _dynamic_sampling(self, first: dict[str, Any], batch_rows: int) -> dict[str, Any]:
+        """Keep groups with a learning signal; refill the batch by generating for more prompts."""
+        G = self.num_generations
+        parts = [_select(first, first["_keep_group"])]
+        dropped = [_select(first, ~first["_keep_group"])]
+        kept_first = int(first["_keep_group"].sum())
+        rounds = 0
+        while rounds < self.dynamic_sampling_rounds:
+            have = sum(p["completion_ids"].shape[0] for p in parts)
+            need = torch.tensor([max(batch_rows - have, 0)], device=self.accelerator.device)
+            if int(self.accelerator.gather(need).max()) == 0:  # every process is full
+                break
+            rounds += 1
+            extra = self._score_round(self._extra_inputs(batch_rows // G, rounds), "train")
+            parts.append(_select(extra, extra["_keep_group"]))
+            dropped.append(_select(extra, ~extra["_keep_group"]))
+        have = sum(p["completion_ids"].shape[0] for p in parts)
+        filler = max(batch_rows - have, 0)
+        if filler:  # out of rounds: top up with zero-advantage groups (they add no gradient, keep shapes)
+            parts += dropped
+        merged = _concat(parts, batch_rows, self.processing_class.pad_token_id)
+        loss_mask = merged["completion_mask"] * merged.get("tool_mask", 1)
+        merged["num_items_in_batch"] = self.accelerator.gather(loss_mask.sum()).sum()
+        self._metrics["train"]["dynamic_sampling/rounds"].append(float(rounds))
+        self._metrics["train"]["dynamic_sampling/kept_frac_first"].append(kept_first / max(batch_rows, 1))
+        self._metrics["train"]["dynamic_sampling/filler_rows"].append(float(filler))
+        return merged
+
+    def _extra_inputs(self, num_prompts: int, round_index: int) -> list[dict[str, Any]]:
+        """More prompts for a refill round, each repeated G times (deterministic in seed, step, round, rank)."""
+        rng = random.Random(
+            f"{self.args.seed}-{self.state.global_step}-{round_index}-{self.accelerator.process_index}"
+        )
+        dataset = self.train_dataset
+        rows = [dataset[rng.randrange(len(dataset))] for _ in range(num_prompts)]
+        return [dict(row) for row in rows for _ in range(self.num_generations)]
+
+
+def check_trl_args(args: GRPOConfig, preset: Preset) -> None:
+    """Fail before training when TRL's settings contradict the preset (the message says how to fix it)."""
+    try:
+        check_estimator_ratio(
+            preset.estimator, args.importance_sampling_level, where="importance_sampling_level"
+        )
+    except PresetError as exc:
+        raise ValueError(f"{exc} (algorithm.ratio_level / GRPOConfig.importance_sampling_level)") from None
+    if args.importance_sampling_level == "sequence" and not estimator_is_outcome_level(preset.estimator):
+        raise ValueError(
+            f"estimator {preset.estimator!r} gives per-token advantages; a sequence-level importance ratio "
+            "averages them away. Set algorithm.ratio_level: token."
+        )
+    expected = trl_algorithm_args(preset)
+    for key in ("loss_type", "importance_sampling_level", "epsilon", "beta"):
+        if getattr(args, key) != expected[key]:
+            raise ValueError(
+                f"GRPOConfig.{key}={getattr(args, key)!r} contradicts preset {preset.name!r} ({expected[key]!r}); "
+                "build the config with botgrpo_core.trainer.trl_algorithm_args(preset)"
+            )
+
+
+# ---- tensor helpers ------------------------------------------------------------------------------
+def _masked_mean(values: torch.Tensor, keep: torch.Tensor) -> float:
+    keep = keep & ~torch.isnan(values)
+    return float(values[keep].mean()) if bool(keep.any()) else math.nan
+
+
+def _pad_right(x: torch.Tensor, width: int, value: float | bool) -> torch.Tensor:
+    if x.shape[1] >= width:
+        return x[:, :width]
+    return torch.nn.functional.pad(x, (0, width - x.shape[1]), value=value)
+
+
+_LEFT_PADDED = ("prompt_ids", "prompt_mask")
+_PAD_VALUES = {"prompt_mask": 0, "completion_mask": 0, "tool_mask": 1}
+
+
+def _select(batch: dict[str, Any], rows: torch.Tensor) -> dict[str, Any]:
+    """The rows ``rows`` (bool (B,)) of every per-rollout tensor of a TRL batch."""
+    B = rows.shape[0]
+    out: dict[str, Any] = {}
+    for key, value in batch.items():
+        if key in ("num_items_in_batch", "_keep_group"):
+            continue
+        if isinstance(value, torch.Tensor) and value.dim() >= 1 and value.shape[0] == B:
+            out[key] = value[rows]
+        else:
+            raise ValueError(
+                f"dynamic sampling cannot split the batch field {key!r} (multimodal inputs?); set "
+                "algorithm.dynamic_sampling: false"
+            )
+    return out
+
+
+def _concat(parts: list[dict[str, Any]], rows: int, pad_token_id: int) -> dict[str, Any]:
+    """Concatenate TRL batches (re-padding prompts left, completions right) and keep the first ``rows``."""
+    parts = [p for p in parts if p["completion_ids"].shape[0] > 0]
+    out: dict[str, Any] = {}
+    for key in parts[0]:
+        values = [p[key] for p in parts]
+        if values[0].dim() == 1:
+            out[key] = torch.cat(values)[:rows]
+            continue
+        side = "left" if key in _LEFT_PADDED else "right"
+        fill = pad_token_id if key.endswith("_ids") else _PAD_VALUES.get(key, 0)
+        flat = [row for v in values for row in v]
+        out[key] = pad(flat, padding_value=fill, padding_side=side)[:rows]
+    return out
