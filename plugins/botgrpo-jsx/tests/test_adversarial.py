@@ -59,7 +59,7 @@ def test_adversarial_inputs_in_the_pool(make, params) -> None:
 
 
 def test_parse_deadline_and_size_cap_inline() -> None:
-    syntax = make_syntax(SyntaxParams(workers=0, parse_timeout_s=0.2))
+    syntax = make_syntax(SyntaxParams(workers=0, parse_timeout_s=0.2, max_chars=2_000_000))
     (garbage,) = syntax.score([Sample("", ADVERSARIAL["garbage_1mb"])])
     assert isinstance(garbage, SampleError) and garbage.reason in ("timeout", "too_large")
     capped = make_syntax(SyntaxParams(workers=0, max_chars=1000)).score(

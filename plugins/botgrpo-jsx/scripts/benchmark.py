@@ -1,0 +1,84 @@
+"""Throughput of the jsx signals: samples/s for 512 completions of ~2 KB, against esbuild alone.
+
+    python scripts/benchmark.py [--n 512]
+
+Completions are corpus components (valid) and their mutants, cut or padded to ~2 KB, in fences.
+Rows: esbuild alone (the baseline: the Node worker's compile requests, no extraction), then
+jsx.compiles, jsx.syntax, jsx.rules and all three together, in-process (workers=0) and through the
+worker pool (workers=2). Ratios are against the baseline measured in the same run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import time
+from pathlib import Path
+
+from botgrpo_jsx import nodeenv
+from botgrpo_jsx.execution import close_pools
+from botgrpo_jsx.mutations import KINDS, mutate
+from botgrpo_jsx.node import NodeWorker
+from botgrpo_jsx.params import CompilesParams, RulesParams, SyntaxParams
+from botgrpo_jsx.plugin import make_compiles, make_rules, make_syntax
+
+from botgrpo_core.signals import Sample
+
+CORPUS = Path(__file__).resolve().parent.parent / "tests" / "data" / "components"
+
+
+def completions(n: int, seed: int = 0) -> list[str]:
+    rng = random.Random(seed)
+    codes = []
+    for path in sorted(CORPUS.iterdir()):
+        code = path.read_text()
+        codes.append(code)
+        codes += [m.code for m in mutate(code, rng.choice(KINDS), rng, 1)]
+    out = []
+    while len(out) < n:
+        code = rng.choice(codes)
+        code = (code * (1 + 2000 // max(1, len(code))))[:2000] if len(code) < 2000 else code[:2000]
+        out.append(f"Here is the component:\n```tsx\n{code}\n```\n")
+    return out
+
+
+def rate(fn, n: int) -> float:
+    fn()  # warm-up: pools started, grammars loaded, Node worker running
+    t = time.perf_counter()
+    fn()
+    return n / (time.perf_counter() - t)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--n", type=int, default=512)
+    args = ap.parse_args()
+    texts = completions(args.n)
+    samples = [Sample("Write a component", t) for t in texts]
+    print(f"{len(texts)} completions, mean {sum(map(len, texts)) / len(texts):.0f} chars")
+    node = nodeenv.find_node()
+    modules = nodeenv.node_modules()
+    if node is None or modules is None:
+        raise SystemExit(f"benchmark needs esbuild: {nodeenv.unavailable_reason()}")
+    with NodeWorker(node.node, modules) as worker:
+        requests = [{"op": "compile", "code": t, "loader": "tsx"} for t in texts]
+        base = rate(lambda: worker.request(requests), len(texts))
+    print("| configuration | samples/s | vs esbuild alone |\n| --- | --- | --- |")
+    print(f"| esbuild alone (baseline) | {base:.0f} | 1.00 |")
+    for workers in (0, 2):
+        scorers = {
+            "jsx.compiles": make_compiles(CompilesParams(workers=workers)),
+            "jsx.syntax": make_syntax(SyntaxParams(workers=workers)),
+            "jsx.rules": make_rules(RulesParams(workers=workers)),
+        }
+        label = "in-process" if workers == 0 else f"pool of {workers}"
+        for name, scorer in scorers.items():
+            r = rate(lambda s=scorer: s.score(samples), len(samples))
+            print(f"| {name}, {label} | {r:.0f} | {r / base:.2f} |")
+        r = rate(lambda: [s.score(samples) for s in scorers.values()], len(samples))
+        print(f"| all three, {label} | {r:.0f} | {r / base:.2f} |")
+    close_pools()
+
+
+if __name__ == "__main__":
+    main()
