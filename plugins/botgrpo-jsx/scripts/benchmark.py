@@ -75,7 +75,7 @@ def main() -> None:
         for name, scorer in scorers.items():
             r = rate(lambda s=scorer: s.score(samples), len(samples))
             print(f"| {name}, {label} | {r:.0f} | {r / base:.2f} |")
-        r = rate(lambda: [s.score(samples) for s in scorers.values()], len(samples))
+        r = rate(lambda sc=scorers: [s.score(samples) for s in sc.values()], len(samples))
         print(f"| all three, {label} | {r:.0f} | {r / base:.2f} |")
     close_pools()
 
