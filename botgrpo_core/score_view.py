@@ -178,6 +178,11 @@ def _display_pieces(record: dict[str, Any]) -> list[tuple[str, str]]:
     return pieces
 
 
+def _meta_text(value: Any) -> str:
+    """A span meta value as text: strings as they are, anything else as JSON (as ``--json`` shows it)."""
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+
+
 def _fmt(value: float | None) -> str:
     return "nan" if value is None else f"{value:+.3g}"
 
@@ -250,7 +255,7 @@ def _signal_lines(record: dict[str, Any], color: bool) -> list[str]:
         spans = sig["spans"]
         lines.append(f"    {name} {weight}: {len(spans)} span{'s' if len(spans) != 1 else ''}")
         for span in spans[:MAX_SPANS_SHOWN]:
-            meta = " ".join(f"{k}={safe_text(str(v))!s}" for k, v in span["meta"].items())
+            meta = " ".join(f"{k}={safe_text(_meta_text(v))}" for k, v in span["meta"].items())
             text = safe_text(span["text"]).replace("\n", "↵")
             if len(text) > 40:
                 text = text[:37] + "..."
@@ -428,7 +433,7 @@ def _html_sample(record: dict[str, Any]) -> str:
     rows = []
     for name, sig in record["signals"].items():
         for span in sig.get("spans", []):
-            meta = ", ".join(f"{k}={v}" for k, v in span["meta"].items())
+            meta = ", ".join(f"{k}={_meta_text(v)}" for k, v in span["meta"].items())
             rows.append(
                 f"<tr><td>{esc(name)}</td><td>[{span['start']},{span['end']})</td><td><code>{esc(span['text'])}"
                 f"</code></td><td>{span['value']:+g}</td><td>{esc(meta)}</td></tr>"
