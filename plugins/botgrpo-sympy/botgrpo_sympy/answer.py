@@ -53,6 +53,8 @@ def clean(text: str) -> str:
     text = text.replace("\\!", "").replace("\\,", "").replace("\\displaystyle", "")
     text = text.replace("\\dfrac", "\\frac").replace("\\tfrac", "\\frac")
     text = text.rstrip(".").strip()
+    # Units that never change the value: a trailing percent sign or degree mark.
+    text = re.sub(r"(?:\\%|%|\^\s*\{?\\circ\}?|°)$", "", text).strip()
     if text.startswith("\\text{") and text.endswith("}") and text.count("{") == 1:
         text = text[6:-1].strip()
     return text
@@ -110,6 +112,10 @@ def read_answer(text: str, limits: Limits) -> Answer:
         if op in (">", ">=", "\\ge", "\\geq", "≥"):
             return Answer("interval", (bound, sympy.oo), strict, True)
         return Answer("interval", (-sympy.oo, bound), True, strict)
+    pm = re.findall(r"\\pm|±", text)
+    if len(pm) == 1:  # "1 \pm \sqrt{2}": the set of both signs
+        plus, minus = re.sub(r"\\pm|±", "+", text), re.sub(r"\\pm|±", "-", text)
+        return Answer("set", (_scalar(plus, limits), _scalar(minus, limits)))
     if _UNION.search(text):
         parts = _UNION.split(text)
         if len(parts) > _MAX_ELEMENTS:

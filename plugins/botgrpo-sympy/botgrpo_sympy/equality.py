@@ -25,7 +25,7 @@ import mpmath
 import sympy
 
 from botgrpo_sympy.limits import LimitExceeded, Limits, Undefined, Unsupported
-from botgrpo_sympy.numeval import Evaluator, Value, same
+from botgrpo_sympy.numeval import Evaluator, Value, mpf_to_fraction, same
 
 
 class Verdict(Enum):
@@ -40,6 +40,9 @@ class Outcome:
     reason: str
     #: The claim picks some solutions of the previous equations but not all (``x^2 = 4 => x = 2``).
     branch: bool = False
+    #: For a branch: which of the ``total`` solutions it holds on (``x = 2 or x = -2`` covers both).
+    covered: frozenset[int] = frozenset()
+    total: int = 0
 
 
 #: Numerators and denominators of random sample values (about 1,500 distinct rationals).
@@ -224,8 +227,7 @@ def _real_roots(poly: sympy.Poly) -> list[Value] | None:
             r = mpmath.mpc(r)
             if abs(r.imag) > mpmath.mpf(10) ** -25 * max(1, abs(r)):
                 continue
-            man, exp = r.real.man_exp
-            guess = (Fraction(man) * Fraction(2) ** exp).limit_denominator(10**6)
+            guess = mpf_to_fraction(r.real).limit_denominator(10**6)
             if poly.eval(sympy.Rational(guess.numerator, guess.denominator)) == 0:
                 root: Value = guess
             else:
@@ -253,7 +255,7 @@ def implied(systems: Sequence[Sequence[Any]], g: Any, limits: Limits, rng: rando
     ``x^2 = 4 => x = 2``, a branch choice rather than an error).
     """
     refuted: str | None = None
-    partial = False
+    partial: Outcome | None = None
     for system in systems:
         if not system:
             continue
@@ -278,10 +280,17 @@ def implied(systems: Sequence[Sequence[Any]], g: Any, limits: Limits, rng: rando
         if holds and all(h is False for h in holds):
             shown = "; ".join(_fmt(s) for s in sols[:3])
             refuted = refuted or f"does not hold at the solution {shown}"
-        elif any(h is True for h in holds):
-            partial = True
-    if refuted and not partial:
+        elif any(h is True for h in holds) and partial is None:
+            covered = frozenset(i for i, h in enumerate(holds) if h is True)
+            partial = Outcome(
+                Verdict.UNKNOWN,
+                "holds on some solutions only",
+                branch=True,
+                covered=covered,
+                total=len(holds),
+            )
+    if refuted and partial is None:
         return Outcome(Verdict.FALSE, refuted)
-    if partial:
-        return Outcome(Verdict.UNKNOWN, "holds on some solutions only", branch=True)
+    if partial is not None:
+        return partial
     return Outcome(Verdict.UNKNOWN, "cannot relate to the previous equations")

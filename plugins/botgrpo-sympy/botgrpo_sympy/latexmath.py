@@ -20,6 +20,7 @@ On top of that:
 
 from __future__ import annotations
 
+import functools
 import re
 from fractions import Fraction
 from typing import Any
@@ -129,7 +130,7 @@ _NUMBER = re.compile(r"^(\d*)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$")
 _BINOM = re.compile(r"\\binom\s*\{\s*(\d{1,3})\s*\}\s*\{\s*(\d{1,3})\s*\}")
 
 _NORMALIZATION = NormalizationConfig(
-    basic_latex=True, units=True, malformed_operators=False, nits=True, boxed="all", equations=False
+    basic_latex=True, units=True, malformed_operators=True, nits=True, boxed="all", equations=False
 )
 _CONVERSION = ConversionConfig(lowercase_symbols=False)
 
@@ -191,7 +192,18 @@ def check_latex_text(text: str, limits: Limits) -> None:
 
 
 def parse_latex(text: str, limits: Limits) -> Any:
-    """Parse a LaTeX math fragment (no ``$``) into a rebuilt, capped sympy object."""
+    """Parse a LaTeX math fragment (no ``$``) into a rebuilt, capped sympy object.
+
+    Results are cached per process (sympy objects are immutable): a reference answer or a
+    repeated step is parsed by the slow pure-Python ANTLR runtime once, not once per completion.
+    """
+    if len(text) > limits.max_chars:
+        raise LimitExceeded("length")
+    return _parse_latex_cached(text, limits)
+
+
+@functools.lru_cache(maxsize=4096)
+def _parse_latex_cached(text: str, limits: Limits) -> Any:
     check_latex_text(text, limits)
     text = _SPACING.sub(" ", text)
     try:

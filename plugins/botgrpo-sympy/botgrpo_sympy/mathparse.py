@@ -55,7 +55,9 @@ def parse_value(text: str, limits: Limits, *, latex: bool = False) -> Any:
     if len(text) > limits.max_chars:
         raise LimitExceeded("length")
     error: Exception | None = None
-    if not latex and not _LATEXISH.search(text):
+    # Math without backslashes or braces is read as plain text even inside $...$: the plain
+    # grammar is stricter (2(x+1) is a product, not a function call) and needs no sympy.
+    if not _LATEXISH.search(text):
         try:
             return parse_plain_value(text, limits)
         except (LimitExceeded, Undefined):

@@ -188,6 +188,15 @@ class Evaluator:
         return _finite(mp(_num(args[0])))
 
 
+def mpf_to_fraction(x: mpmath.mpf) -> Fraction:
+    """The exact binary value of an mpf (``man_exp`` drops the sign, so read ``_mpf_``)."""
+    sign, man, exp, _ = x._mpf_
+    if not man and exp:  # inf / nan have special encodings
+        raise Undefined("not a finite number")
+    value = Fraction(int(man)) * Fraction(2) ** int(exp)
+    return -value if sign else value
+
+
 def _real(v: mpmath.mpc) -> mpmath.mpf:
     if abs(v.imag) > mpmath.mpf(10) ** (-(DPS - 10)) * max(1, abs(v)):
         raise Undefined("not a real number")

@@ -69,8 +69,8 @@ class StepsParams(_Common):
     points: int = Field(4, ge=1, le=32, description="random substitution points per identity check")
     check_answer_line: bool = Field(
         True,
-        description="a step that only states the final answer is +1 if it equals the previous step's "
-        "result, -1 if both are numbers and differ, else 0",
+        description="a step that only states the final answer is +1 if it equals the last result above, "
+        "-1 if it is a number that appears nowhere above, else 0",
     )
     max_steps: int = Field(300, ge=1, description="steps after this many get 0 without being checked")
     max_step_chars: int = Field(2000, ge=1, description="a longer step gets 0 without being checked")

@@ -75,6 +75,10 @@ _UNICODE = str.maketrans(
         "³": "^3",
         "π": "pi",
         "∞": "oo",
+        "⌊": "floor(",
+        "⌋": ")",
+        "⌈": "ceil(",
+        "⌉": ")",
     }
 )
 
@@ -119,6 +123,8 @@ def tokenize(text: str, limits: Limits) -> list[_Tok]:
                 raise LimitExceeded("digits")
             tokens.append(_Tok("num", value))
         elif kind == "name":
+            if value in ("LCM", "GCD", "Lcm", "Gcd"):
+                value = value.lower()
             if value in FUNCTIONS:
                 tokens.append(_Tok("func", value))
             elif value in CONSTANTS:
@@ -132,6 +138,10 @@ def tokenize(text: str, limits: Limits) -> list[_Tok]:
             tokens.append(_Tok("op", "**" if value == "^" else value))
     if not tokens:
         raise Unsupported("empty expression")
+    # "0.2 x 50": a lone x between two numbers is a multiplication sign.
+    for i in range(1, len(tokens) - 1):
+        if tokens[i].text == "x" and tokens[i - 1].kind == "num" and tokens[i + 1].kind == "num":
+            tokens[i] = _Tok("op", "*")
     return tokens
 
 

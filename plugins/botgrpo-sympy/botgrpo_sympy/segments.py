@@ -13,9 +13,9 @@ from dataclasses import dataclass
 STEP_MARKER = re.compile(r"(?im)^[ \t]*(?:\*\*)?step[ \t]*\d+[ \t]*(?:\*\*)?[ \t]*[:.)]")
 #: Default final-answer patterns, tried in this order (the last match of the first that matches).
 ANSWER_LINE = re.compile(
-    r"(?im)^[ \t]*(?:\*\*)?(?:final[ \t]+answer|answer|A)(?:\*\*)?[ \t]*[:：][ \t]*(.+?)[ \t]*$"
+    r"(?im)^[ \t]*(?:\*\*)?(?:final[ \t]+answer|answer|A)(?:\*\*)?[ \t]*[:：](?:\*\*)?[ \t]*(.+?)[ \t]*$"
 )
-ANSWER_IS = re.compile(r"(?i)\b(?:final[ \t]+)?answer[ \t]+is[ \t:]*(.+?)[ \t]*(?:\.[ \t]*)?$", re.MULTILINE)
+ANSWER_IS = re.compile(r"(?im)\b(?:final[ \t]+)?answer[ \t]+is[ \t:]*(.+?)[ \t]*(?:\.(?:[ \t]|$)|$)")
 
 _ARROWS = re.compile(r"=>|⇒|⟹|->|→|\\implies|\\Rightarrow|\\Longrightarrow|\\therefore|∴")
 
@@ -69,6 +69,7 @@ def split_steps(completion: str, mode: str = "auto", separator: str | None = Non
 
 # --- math runs inside a step ---------------------------------------------------------------------------------
 _LATEX_DELIMS = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$|\\\((.+?)\\\)|\\\[(.+?)\\\]", re.DOTALL)
+#: Words that may appear inside a math run (function names, case-insensitive).
 _WORD_OK = frozenset(
     [
         "sqrt",
@@ -101,12 +102,17 @@ _WORD_OK = frozenset(
         "pi",
     ]
 )
+#: Words that are operators in prose: "17 mod 5 = 2", "10 choose 3 = 120", "half of 10 = 5". A run
+#: right after one has lost its left operand, so it is not a claim.
+_OPERATOR_WORDS = frozenset(
+    ["mod", "modulo", "choose", "times", "plus", "minus", "over", "divided", "by", "of"]
+)
 _RUN_TOKEN = re.compile(
     r"""(?P<cmd>\\[A-Za-z]+|\\[{}])
       |(?P<num>\d+(?:\.\d+)?)
       |(?P<word>[A-Za-z]+)
       |(?P<rel><=|>=|!=|=>|->|[=<>≤≥≠≈⇒⟹→∴])
-      |(?P<op>\*\*|[-+*/^()!×÷·⋅−–²³π√∞|{}_])
+      |(?P<op>\*\*|[-+*/^()!×÷·⋅−–²³π√∞|{}_⌊⌋⌈⌉])
       |(?P<comma>,)
       |(?P<ws>[ \t]+)""",
     re.VERBOSE,
@@ -121,10 +127,12 @@ def _runs(text: str, offset: int) -> list[Piece]:
     last_end = 0
     depth = 0
     pos = 0
+    after_operator_word = False  # the run being built follows "mod", "choose", "of"...
+    last_word = ""
 
     def close() -> None:
         nonlocal start
-        if start is not None:
+        if start is not None and not after_operator_word:
             piece = _trimmed(text, start, last_end)
             if piece is not None:
                 runs.append(Piece(piece.text, piece.start + offset, piece.end + offset))
@@ -135,12 +143,13 @@ def _runs(text: str, offset: int) -> list[Piece]:
         if m is None:
             close()
             depth = 0
+            last_word = ""
             pos += 1
             continue
         kind, value = m.lastgroup, m.group()
         math_token = True
         if kind == "word":
-            math_token = len(value) == 1 or value in _WORD_OK
+            math_token = len(value) == 1 or value.lower() in _WORD_OK
         elif kind == "cmd":
             math_token = value[1:] not in _BREAK_COMMANDS
         elif kind == "comma":
@@ -155,9 +164,12 @@ def _runs(text: str, offset: int) -> list[Piece]:
         if not math_token:
             close()
             depth = 0
+            last_word = value.lower() if kind == "word" else ""
         elif kind != "ws":
             if start is None:
                 start = m.start()
+                after_operator_word = last_word in _OPERATOR_WORDS
+            last_word = ""
             last_end = m.end()
         pos = m.end()
     close()
@@ -245,10 +257,49 @@ def _canonical_relation(rel: str) -> str:
     }.get(rel, rel)
 
 
+#: Markdown bold around words ("**Result:**"), not the power operator of "2**3" or "x**2".
+_BOLD = re.compile(r"(?:(?<=^)|(?<=[\s(]))\*\*(?=[A-Za-z])|(?<=[A-Za-z:.)])\*\*(?=\s|$|:)")
+#: A list marker at the start of a step ("- ", "* ", "1. ", "(a) "): not part of any claim.
+_LIST_MARKER = re.compile(r"^\s*(?:[-*•]\s+|\d{1,2}[.)]\s+|\(?[a-zA-Z]\)\s+)")
+
+
+def _plain_dollars(text: str) -> str:
+    """Blank out ``$`` signs that do not delimit LaTeX: currency (``$7.50``) and ``$...$`` around
+    math with no backslash, brace or multi-letter word (``$2 + 3 = 5$``), which the plain grammar
+    reads anyway; ``$2ab$`` stays LaTeX, where juxtaposed letters are a product."""
+    if "$" not in text:
+        return text
+    chars = list(text)
+    positions = [m.start() for m in re.finditer(r"(?<!\\)\$\$?", text)]
+    i = 0
+    while i < len(positions):
+        a = positions[i]
+        width = 2 if text.startswith("$$", a) else 1
+        b = positions[i + 1] if i + 1 < len(positions) else None
+        inner = text[a + width : b] if b is not None else None
+        words = re.findall(r"[A-Za-z]{2,}", inner or "")
+        plain = inner is None or not (
+            re.search(r"[\\{}]", inner) or any(w.lower() not in _WORD_OK for w in words)
+        )
+        if plain:
+            for k in range(a, a + width):
+                chars[k] = " "
+            if b is not None:
+                for k in range(b, b + (2 if text.startswith("$$", b) else 1)):
+                    chars[k] = " "
+        i += 2
+    return "".join(chars)
+
+
 def find_claims(step: Piece) -> list[Claim]:
     """Relation chains in a step: inside ``$...$``/``\\(...\\)`` as LaTeX, elsewhere as plain runs."""
     claims: list[Claim] = []
     text = step.text
+    marker = _LIST_MARKER.match(text)
+    if marker is not None:
+        text = " " * marker.end() + text[marker.end() :]  # blank it out: offsets stay valid
+    text = _BOLD.sub("  ", text)
+    text = _plain_dollars(text)
     pos = 0
     for m in _LATEX_DELIMS.finditer(text):
         for run in _runs(text[pos : m.start()], step.start + pos):
@@ -306,10 +357,15 @@ def extract_answer(completion: str, pattern: str | None = None) -> Piece | None:
 
 
 def _unwrap(completion: str, piece: Piece | None) -> Piece | None:
-    """Strip a ``\\boxed{}`` inside an answer line."""
+    """Strip a ``\\boxed{}`` or a nested "the answer is X" inside an answer line."""
     if piece is None:
         return None
     inner = last_boxed(piece.text)
     if inner is not None:
         return Piece(inner.text, piece.start + inner.start, piece.start + inner.end)
+    nested = ANSWER_IS.search(piece.text)
+    if nested is not None:
+        found = _trimmed(piece.text, nested.start(1), nested.end(1))
+        if found is not None:
+            return Piece(found.text, piece.start + found.start, piece.start + found.end)
     return piece

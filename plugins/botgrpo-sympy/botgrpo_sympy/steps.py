@@ -28,7 +28,7 @@ import sympy
 from botgrpo_sympy.equality import Outcome, Verdict, equal, free_symbols, implied
 from botgrpo_sympy.limits import LimitExceeded, Undefined, Unsupported
 from botgrpo_sympy.mathparse import parse_value
-from botgrpo_sympy.numeval import Evaluator, Value, same
+from botgrpo_sympy.numeval import Evaluator, Value, mpf_to_fraction, same
 from botgrpo_sympy.params import StepsParams
 from botgrpo_sympy.segments import Claim, Piece, extract_answer, find_claims, split_steps
 
@@ -53,8 +53,11 @@ class StepState:
     known: set[sympy.Symbol] = field(default_factory=set)  # symbols seen so far
     env: dict[sympy.Symbol, Value] = field(default_factory=dict)  # values carried (x = 3)
     prev_eq: Any = None  # the last equation with variables, as f (f = 0)
+    recent_eqs: list[Any] = field(default_factory=list)  # all equations of the last step that had any
+    step_eqs: list[Any] = field(default_factory=list)  # equations of the current step
     last_side: _Side | None = None  # the last side of the last chain (for continuations)
     last_value: Value | None = None  # its numeric value, if any
+    seen: list[Value] = field(default_factory=list)  # numeric values of every side so far
 
 
 def _to_expr(v: Any) -> Any:
@@ -64,8 +67,7 @@ def _to_expr(v: Any) -> Any:
 def _to_fraction(v: Value) -> Fraction:
     if isinstance(v, Fraction):
         return v
-    man, exp = v.real.man_exp
-    return Fraction(man) * Fraction(2) ** exp
+    return mpf_to_fraction(v.real)
 
 
 class StepChecker:
@@ -153,7 +155,12 @@ class StepChecker:
             if answer is not None and self.params.check_answer_line:
                 results.append(self._check_answer_line(answer.text))
         for claim in claims:
-            results += self._check_claim(claim)
+            prefix = step.text[: claim.sides[0].start - step.start]
+            at_start = not re.sub(r"[\s$]|\\\[|\\\(", "", prefix)
+            results += self._check_claim(claim, at_start)
+        if self.state.step_eqs:
+            self.state.recent_eqs, self.state.step_eqs = self.state.step_eqs, []
+        _join_branches(results)
         verdicts = [r["verdict"] for r in results]
         value = -1.0 if -1 in verdicts else 1.0 if 1 in verdicts else 0.0
         meta: dict[str, Any] = {"claims": results}
@@ -178,15 +185,32 @@ class StepChecker:
             return {"claim": claim, "verdict": 0, "reason": "answer is not a number"}
         if same(got, last):
             return {"claim": claim, "verdict": 1, "reason": "matches the last result"}
-        return {"claim": claim, "verdict": -1, "reason": f"differs from the last result {_show(last)}"}
+        if any(same(got, v) for v in self.state.seen):
+            # An earlier value, not the last one: maybe the question asked for it. Not refuted.
+            return {
+                "claim": claim,
+                "verdict": 0,
+                "reason": f"an earlier value, not the last result {_show(last)}",
+            }
+        return {
+            "claim": claim,
+            "verdict": -1,
+            "reason": f"appears nowhere above; the last result is {_show(last)}",
+        }
 
-    def _check_claim(self, claim: Claim) -> list[dict[str, Any]]:
+    def _check_claim(self, claim: Claim, at_step_start: bool) -> list[dict[str, Any]]:
         st = self.state
         sides = [self._parse(s, claim.latex) for s in claim.sides]
         relations = list(claim.relations)
-        # "= x^2 + 2x + 1" on its own line continues the previous chain.
-        if not claim.sides[0].text and relations[0] == "=" and st.last_side is not None:
+        # "= x^2 + 2x + 1" opening a step continues the previous chain.
+        continued = (
+            not claim.sides[0].text and at_step_start and relations[0] == "=" and st.last_side is not None
+        )
+        if continued:
             sides[0] = st.last_side
+        # In a chain a = b = c (or a continued one) every link is a rewrite, never an equation to
+        # solve, except a first link that names a variable ("b = 30 - 18 = 12").
+        rewriting = continued or len(sides) > 2
         results = []
         defined: sympy.Symbol | None = None
         first = 0
@@ -208,13 +232,20 @@ class StepChecker:
                 outcome = Outcome(Verdict.UNKNOWN, f"not parsed: {a.error or b.error}")
             else:
                 try:
-                    outcome = self._check_link(a, rel, b)
+                    named = i == 0 and isinstance(a.value, sympy.Symbol)
+                    outcome = self._check_link(a, rel, b, rewriting and not named)
                 except _UNKNOWN_PARSE as exc:
                     outcome = Outcome(Verdict.UNKNOWN, str(exc))
-            results.append({"claim": text, "verdict": outcome.verdict.value, "reason": outcome.reason})
+            result = {"claim": text, "verdict": outcome.verdict.value, "reason": outcome.reason}
+            if outcome.branch:
+                result["_branch"] = (outcome.covered, outcome.total)
+            results.append(result)
         for s in sides:
             if s.value is not None:
                 st.known |= free_symbols(s.value)
+                numeric = self._numeric(s.value)
+                if numeric is not None and len(st.seen) < 1000:
+                    st.seen.append(numeric)
         last = sides[-1]
         if last.value is not None:
             st.last_side = last
@@ -225,9 +256,9 @@ class StepChecker:
                     st.env[defined] = value
         return results
 
-    def _check_link(self, a: _Side, rel: str, b: _Side) -> Outcome:
+    def _check_link(self, a: _Side, rel: str, b: _Side, rewriting: bool) -> Outcome:
         if rel == "=":
-            return self._check_equal(a, b)
+            return self._check_equal(a, b, rewriting)
         return self._check_order(a, rel, b)
 
     def _rounded(self, a: _Side, b: _Side, value_a: Value | None, value_b: Value | None) -> bool:
@@ -248,7 +279,7 @@ class StepChecker:
                 return True
         return False
 
-    def _check_equal(self, a: _Side, b: _Side) -> Outcome:
+    def _check_equal(self, a: _Side, b: _Side, rewriting: bool) -> Outcome:
         st, limits, rng = self.state, self.limits, self.rng
         variables = free_symbols(a.value, b.value)
         outcome = equal(a.value, b.value, limits, rng, points=self.params.points)
@@ -260,6 +291,9 @@ class StepChecker:
             return outcome
         if outcome.verdict is Verdict.TRUE:
             return outcome
+        identity_claim = outcome.verdict is Verdict.FALSE and (
+            rewriting or _looks_like_rewrite(a.value, b.value)
+        )
         g = _to_expr(a.value) - _to_expr(b.value)
         if variables <= set(st.env):
             carried = {s: st.env[s] for s in variables}
@@ -287,7 +321,13 @@ class StepChecker:
             systems.append(st.premises + env_eqs)
         if st.prev_eq is not None and env_eqs:
             systems.append([st.prev_eq, *env_eqs])
+        if len(st.recent_eqs) > 1:  # "a + b = 30 and a - b = 6" then "2a = 36"
+            systems.append(list(st.recent_eqs))
         outcome = implied(systems, g, limits, rng) if systems else Outcome(Verdict.UNKNOWN, "a new equation")
+        if outcome.verdict is Verdict.UNKNOWN and identity_claim:
+            return Outcome(
+                Verdict.FALSE, f"not an identity: the sides differ ({a.text[:40]} vs {b.text[:40]})"
+            )
         if not outcome.branch:
             # A branch ("x = 2" of x^2 = 4) is one case among several: the next case ("x = 3" or
             # "x = -2") must still be checked against the equation both came from.
@@ -298,6 +338,7 @@ class StepChecker:
         """Remember the equation; ``x = 3`` also carries the value 3 for x."""
         st = self.state
         st.prev_eq = g
+        st.step_eqs.append(g)
         for lhs, rhs in ((a, b), (b, a)):
             if isinstance(lhs.value, sympy.Symbol):
                 value = self._numeric(rhs.value)
@@ -325,6 +366,40 @@ class StepChecker:
         else:
             holds = {"<": x < y, ">": x > y, "<=": x < y, ">=": x > y}[rel]
         return Outcome(Verdict.TRUE if holds else Verdict.FALSE, f"{_show(va)} {rel} {_show(vb)} is {holds}")
+
+
+def _join_branches(results: list[dict[str, Any]]) -> None:
+    """``x = 2 or x = 3``: cases that together give every solution are verified together."""
+    branches = [r for r in results if "_branch" in r]
+    if len(branches) >= 2:
+        totals = {r["_branch"][1] for r in branches}
+        covered = frozenset().union(*(r["_branch"][0] for r in branches))
+        if len(totals) == 1 and covered == frozenset(range(totals.pop())):
+            for r in branches:
+                r["verdict"], r["reason"] = 1, "the cases together give every solution"
+    for r in branches:
+        del r["_branch"]
+
+
+def _degree(expr: Any) -> int | None:
+    try:
+        poly = sympy.Poly(expr, *sorted(expr.free_symbols, key=str))
+    except (sympy.PolynomialError, sympy.GeneratorsNeeded):
+        return None
+    return int(poly.total_degree())
+
+
+def _looks_like_rewrite(a: Any, b: Any) -> bool:
+    """``(x+3)^2 = x^2 + 6x + 9``: both sides non-linear polynomials of the same degree.
+
+    Equations to solve put a constant or a lower-degree expression on one side (``x^2 = 4``,
+    ``(x-2)(x-3) = 0``); an expansion or factoring restates the same degree on both sides, so a
+    false one is a wrong rewrite, not an equation.
+    """
+    if isinstance(a, Fraction) or isinstance(b, Fraction) or not (a.free_symbols and b.free_symbols):
+        return False
+    da, db = _degree(a), _degree(b)
+    return da is not None and da == db and da >= 2
 
 
 def _short(text: str, limit: int = 160) -> str:
