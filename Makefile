@@ -22,9 +22,8 @@ $(BIN)/python:
 $(STAMP): $(BIN)/python pyproject.toml $(wildcard plugins/*/pyproject.toml) $(wildcard plugins/*/package-lock.json)
 	$(BIN)/pip install --quiet torch==2.13.0
 	$(BIN)/pip install --quiet -e ".[test,trl]" $(PLUGIN_REQS)
-	@for p in $(PLUGIN_DIRS); do \
-	  if [ -f $$p/setup_hook.sh ]; then echo "setting up $$p"; bash $$p/setup_hook.sh $(abspath $(BIN)) || exit 1; fi; \
-	done
+	# botgrpo-jsx: pinned esbuild + TypeScript from its lock file (exit 2 = no Node: it falls back to tree-sitter)
+	$(BIN)/python -m botgrpo_jsx.setup || [ $$? -eq 2 ]
 	touch $(STAMP)
 
 install: $(STAMP)

@@ -224,6 +224,20 @@ class _SignalRunner:
             return spans
         return SampleError(f"{name}: unsupported result type {type(result).__name__}", reason="invalid")
 
+    def scorer_metrics(self) -> dict[str, float]:
+        """Metrics a scorer reports itself through an optional ``metrics()`` method (in-process scorers)."""
+        report = getattr(self._scorer, "metrics", None)
+        if not callable(report):
+            return {}
+        try:
+            prefix = f"{self.spec.name}/"
+            return {
+                f"signal/{self.spec.name}/{k.removeprefix(prefix)}": float(v)
+                for k, v in dict(report()).items()
+            }
+        except Exception:  # a scorer's own bookkeeping must not break the batch
+            return {}
+
     def close(self) -> None:
         if self._pool is not None:
             self._pool.close()
@@ -313,6 +327,7 @@ class RewardMixture:
             metrics[f"signal/{spec.name}/error_frac"] = sum(failed) / max(B, 1)
             metrics[f"signal/{spec.name}/timeout_frac"] = reasons["timeout"] / max(B, 1)
             metrics[f"signal/{spec.name}/cache_hits"] = float(hits)
+            metrics.update(runner.scorer_metrics())
             outcomes[spec.name] = SignalOutcome(
                 spec.name, spec.kind, cfg.weight, results, values, failed, reasons, hits
             )

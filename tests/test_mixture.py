@@ -120,3 +120,11 @@ def test_make_samples_with_a_real_tokenizer() -> None:
     assert [s.completion for s in samples] == ["x = 東京", "y"]
     assert isinstance(samples[0], Sample) and len(samples[0].offsets) == len(ids[0])
     assert samples[1].row == {"answer": 2}
+
+
+def test_scorer_metrics_are_merged(manager) -> None:
+    mix = _mixture(manager, [{"name": "test.dot"}], beta=0.0)
+    mix.score_batch(fake_batch(["a."]))
+    mix.runners[0]._scorer.metrics = lambda: {"test.dot/calls": 3, "other": 1}
+    out = mix.score_batch(fake_batch(["b."]))
+    assert out.metrics["signal/test.dot/calls"] == 3.0 and out.metrics["signal/test.dot/other"] == 1.0
