@@ -309,8 +309,13 @@ def rollout_moments(token_rewards: Tensor, mask: Tensor, *, nan_policy: str = "r
     :param nan_policy: ``"raise"`` (ValueError naming the rollouts with a non-finite reward on a valid
         token) or ``"mask"`` (such a rollout gets ``L = 0`` and zero means: left out of the statistics).
     """
+    return _rollout_moments(token_rewards, mask, nan_policy, None)
+
+
+def _rollout_moments(r: Tensor, m: Tensor, nan_policy: str, scratch: Tensor | None) -> Tensor:
+    """:func:`rollout_moments`, writing its ``(B, T)`` temporary into ``scratch`` when given, so that a
+    caller can reuse that buffer for its output (one ``(B, T)`` allocation per estimator call)."""
     _choice("rollout_moments", "nan_policy", nan_policy, _NAN_CHOICES)
-    r, m = token_rewards, mask
     count = _row_counts(m)  # (B,) int32
     nonempty = count > 0  # (B,)
     # pivot p_i: the reward at some valid token. Column 0 when it is valid in every non-empty row
@@ -320,7 +325,7 @@ def rollout_moments(token_rewards: Tensor, mask: Tensor, *, nan_policy: str = "r
     else:
         pivot = r.gather(1, m.view(torch.uint8).argmax(dim=1, keepdim=True))  # (B, 1)
     pivot = torch.where(nonempty[:, None], pivot, 0.0)  # an empty row's pivot is padding: drop it
-    x = r - pivot  # (B, T) in r's dtype
+    x = torch.sub(r, pivot, out=scratch) if scratch is not None else r - pivot  # (B, T) in r's dtype
     torch.where(m, x, x.new_zeros(()), out=x)  # in place (no second (B, T) buffer): 0 on padding
     s1 = x.sum(dim=1).double()  # (B,) sum_t m (r - p)
     s2 = torch.linalg.vector_norm(x, dim=1).double().square()  # (B,) sum_t m (r - p)^2, one reduction
@@ -331,16 +336,14 @@ def rollout_moments(token_rewards: Tensor, mask: Tensor, *, nan_policy: str = "r
     mean = pivot.squeeze(1).double() + shift_mean
     mean_sq = within + mean * mean
     valid = count.double()
-    bad = ~(torch.isfinite(s1) & torch.isfinite(s2)) & nonempty  # (B,) NaN/inf on a valid token
+    # an empty row has s1 = s2 = 0 and pivot 0, so its means are already 0
+    bad = ~torch.isfinite(s1 + s2)  # (B,) NaN/inf on a valid token (padding never reaches the sums)
     if bool(bad.any()):
         if nan_policy == "raise":
             raise _bad_rows_error("rollout_moments", bad)
         mean = torch.where(bad, 0.0, mean)  # where, not * 0: NaN * 0 is NaN
         mean_sq = torch.where(bad, 0.0, mean_sq)
         valid = torch.where(bad, 0.0, valid)
-    zero = ~nonempty
-    mean = mean.masked_fill(zero, 0.0)
-    mean_sq = mean_sq.masked_fill(zero, 0.0)
     return torch.stack([mean, mean_sq, valid], dim=1)  # (B, 3)
 
 
@@ -397,6 +400,7 @@ def bot_advantages_from_stats(
     *,
     eps: float = DEFAULT_EPS,
     keep: Tensor | None = None,
+    out: Tensor | None = None,
 ) -> Tensor:
     """``A[i, t] = (r[i, t] - mean[g_i]) / (std[g_i] + eps)`` on valid tokens, 0 elsewhere.
 
@@ -406,6 +410,8 @@ def bot_advantages_from_stats(
         :func:`group_stats_from_moments`).
     :param keep: optional ``(B,)`` bool; rollouts with ``False`` get advantage 0 (pass
         ``moments[:, 2] > 0`` to zero rollouts that ``nan_policy="mask"`` left out).
+    :param out: optional ``(B, T)`` buffer of ``token_rewards``' dtype to write the result into (it must
+        not alias ``token_rewards``).
     :returns: ``(B, T)`` in ``token_rewards``' dtype.
     """
     r, m = token_rewards, mask
@@ -418,7 +424,7 @@ def bot_advantages_from_stats(
     b = (-mean[gi] * row_scale).to(r.dtype)[:, None]  # (B, 1)
     # Two sweeps over (B, T) and one buffer: r * s + b in one fused op, then the mask in place.
     # Rounding: |error| <= ~ulp(|mu| * s), the same order as the rounding already in r itself.
-    out = torch.addcmul(b, r, s)  # (B, T)
+    out = torch.addcmul(b, r, s, out=out)  # (B, T)
     torch.where(m, out, out.new_zeros(()), out=out)  # padding (whatever it held) -> exactly 0
     if keep is not None and not bool(keep.all()):
         out[~keep] = 0.0  # a kept-out row's NaN * 0 would survive the scale
@@ -453,13 +459,16 @@ def _pooled(
     _choice(name, "nan_policy", nan_policy, _NAN_CHOICES)
     _positive(name, "eps", eps, allow_zero=True)
     group_index, num_groups = _scoped(scope, group_index, num_groups)
+    buffer = torch.empty_like(token_rewards)  # the moments' scratch, then the result: one (B, T) allocation
     try:
-        moments = rollout_moments(token_rewards, mask, nan_policy=nan_policy)  # (B, 3)
+        moments = _rollout_moments(token_rewards, mask, nan_policy, buffer)  # (B, 3)
     except ValueError as err:
         raise ValueError(f"estimator {name!r}: {err}") from None
     mean, sd, _ = group_stats_from_moments(moments, group_index, num_groups, std=std, weighting=weighting)
     keep = (moments[:, 2] > 0) if nan_policy == "mask" else None
-    return bot_advantages_from_stats(token_rewards, mask, group_index, mean, sd, eps=eps, keep=keep)
+    return bot_advantages_from_stats(
+        token_rewards, mask, group_index, mean, sd, eps=eps, keep=keep, out=buffer
+    )
 
 
 def bot(
@@ -501,19 +510,20 @@ def token_pool(
     )
 
 
-def _outcomes(name: str, token_rewards: Tensor, mask: Tensor, nan_policy: str) -> Tensor:
+def _outcomes(name: str, token_rewards: Tensor, mask: Tensor, nan_policy: str, scratch: Tensor) -> Tensor:
     """``(B, 3)`` outcome moments ``[R_i, R_i^2, L_i]`` with ``R_i = mean_t r[i, t]``."""
     _choice(name, "nan_policy", nan_policy, _NAN_CHOICES)
     try:
-        mom = rollout_moments(token_rewards, mask, nan_policy=nan_policy)
+        mom = _rollout_moments(token_rewards, mask, nan_policy, scratch)
     except ValueError as err:
         raise ValueError(f"estimator {name!r}: {err}") from None
     outcome = mom[:, 0]
     return torch.stack([outcome, outcome * outcome, mom[:, 2]], dim=1)
 
 
-def _broadcast(row_adv: Tensor, mask: Tensor, dtype: torch.dtype) -> Tensor:
-    return torch.where(mask, row_adv.to(dtype)[:, None], 0.0)  # (B, T)
+def _broadcast(row_adv: Tensor, mask: Tensor, out: Tensor) -> Tensor:
+    """``(B, T)``: ``row_adv[i]`` on the valid tokens of row ``i``, 0 elsewhere, written into ``out``."""
+    return torch.where(mask, row_adv.to(out.dtype)[:, None], out.new_zeros(()), out=out)
 
 
 def grpo(
@@ -536,11 +546,12 @@ def grpo(
     """
     _choice("grpo", "std", std, _STD_CHOICES)
     _positive("grpo", "eps", eps, allow_zero=True)
-    mom = _outcomes("grpo", token_rewards, mask, nan_policy)
+    buffer = torch.empty_like(token_rewards)  # scratch of the moments, then the result
+    mom = _outcomes("grpo", token_rewards, mask, nan_policy, buffer)
     mean, sd, _ = group_stats_from_moments(mom, group_index, num_groups, std=std)
     scale = torch.where(sd > 0, 1.0 / (sd + eps), 0.0)[group_index]  # (B,)
     row_adv = torch.where(mom[:, 2] > 0, (mom[:, 0] - mean[group_index]) * scale, 0.0)  # (B,)
-    return _broadcast(row_adv, mask, token_rewards.dtype)
+    return _broadcast(row_adv, mask, buffer)
 
 
 def dr_grpo(
@@ -552,10 +563,11 @@ def dr_grpo(
     nan_policy: str = "raise",
 ) -> Tensor:
     """Dr. GRPO (Liu et al. 2025): ``A_i = R_i - mean_g R``, no std division; ``R_i = mean_t r``."""
-    mom = _outcomes("dr_grpo", token_rewards, mask, nan_policy)
+    buffer = torch.empty_like(token_rewards)  # scratch of the moments, then the result
+    mom = _outcomes("dr_grpo", token_rewards, mask, nan_policy, buffer)
     mean, _, _ = group_stats_from_moments(mom, group_index, num_groups, std="population")
     row_adv = torch.where(mom[:, 2] > 0, mom[:, 0] - mean[group_index], 0.0)  # (B,)
-    return _broadcast(row_adv, mask, token_rewards.dtype)
+    return _broadcast(row_adv, mask, buffer)
 
 
 # ---- step-level estimators (process supervision, PURE) ----------------------------------------------
