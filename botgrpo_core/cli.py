@@ -177,7 +177,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.set_defaults(func=_cmd_train)
 
-    p = sub.add_parser("bench", help="run a grid of presets x seeds x tasks from one warm start; write a results folder")
+    p = sub.add_parser(
+        "bench", help="run a grid of presets x seeds x tasks from one warm start; write a results folder"
+    )
     p.add_argument("bench_file", help="the benchmark YAML (see benchmarks/)")
     p.add_argument("--quick", action="store_true", help="1 seed, fewer steps, 3 methods")
     p.add_argument("--output", default=None, help="results folder (default: from the bench file)")
@@ -192,7 +194,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 0
-    return int(args.func(args) or 0)
+    try:
+        return int(args.func(args) or 0)
+    except BrokenPipeError:  # `botgrpo plugins | head`: the reader left, which is not an error
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -352,7 +352,12 @@ def check_rewards(rewards: RewardsConfig, source: str = "<config>", manager: Any
             f"{source}: rewards: outcome dominance does not hold: alpha * d = {dominance['alpha_gap']:.4g} is not "
             f"above 2 * beta * sum_k |b_k| * bound_k = {dominance['two_beta_local']:.4g}, so local signals can rank a "
             "token of a failed rollout above one of a successful rollout. Lower rewards.beta or local weights, "
-            "raise rewards.alpha, or set rewards.strict: false to accept it."
+            "or raise rewards.alpha"
+            + (
+                ", or set rewards.strict: false to accept it with a warning."
+                if rewards.strict
+                else " (rewards.strict: true makes this an error)."
+            )
         )
         if rewards.strict:
             raise ConfigError(message)

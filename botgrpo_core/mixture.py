@@ -143,27 +143,41 @@ class _SignalRunner:
         return (sample.prompt, sample.completion, row)
 
     def score(self, samples: Sequence[Sample]) -> tuple[list[Any], int]:
-        """Normalised results (a value, spans, TokenValues or SampleError) and the number of cache hits."""
+        """Normalised results (a value, spans, TokenValues or SampleError) and the number of cache hits.
+
+        With caching on, identical samples are scored once, whether seen in an earlier batch or
+        repeated within this one (GRPO groups often repeat short completions).
+        """
         results: list[Any] = [None] * len(samples)
-        todo: list[int] = []
+        if not self.config.cache:
+            raw = self._score_raw(list(samples))
+            return [self._check(r, s) for r, s in zip(raw, samples)], 0
         hits = 0
+        first_of: dict[tuple[str, str, str], int] = {}  # key -> index of its first sample in this batch
+        copies: list[tuple[int, int]] = []  # (sample index, index it copies)
         for i, sample in enumerate(samples):
-            key = self._key(sample) if self.config.cache else None
-            if key is not None and key in self._cache:
+            key = self._key(sample)
+            if key in self._cache:
                 self._cache.move_to_end(key)
                 results[i] = self._cache[key]
                 hits += 1
+            elif key in first_of:
+                copies.append((i, first_of[key]))
+                hits += 1
             else:
-                todo.append(i)
-        if todo:
+                first_of[key] = i
+        if first_of:
+            todo = list(first_of.values())
             raw = self._score_raw([samples[i] for i in todo])
-            for i, result in zip(todo, raw):
+            for key, i, result in zip(first_of, todo, raw):
                 checked = self._check(result, samples[i])
                 results[i] = checked
-                if self.config.cache and not isinstance(checked, SampleError):
-                    self._cache[self._key(samples[i])] = checked
+                if not isinstance(checked, SampleError):
+                    self._cache[key] = checked
                     if len(self._cache) > self._cache_size:
                         self._cache.popitem(last=False)
+        for i, source in copies:
+            results[i] = results[source]
         return results, hits
 
     def _check(self, result: Any, sample: Sample) -> Any:

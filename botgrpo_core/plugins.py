@@ -109,9 +109,9 @@ class PluginManager:
         self._signals: dict[str, RegisteredSignal] = {}
         self._plugins: dict[str, PluginInfo] = {}
         self.failures: dict[str, LoadFailure] = {}
-        from botgrpo_core import builtin_signals
+        from botgrpo_core import __version__, builtin_signals
 
-        self.register(builtin_signals, name="core", distribution=BUILTIN_DISTRIBUTION)
+        self.register(builtin_signals, name="core", distribution=BUILTIN_DISTRIBUTION, version=__version__)
 
     # -- discovery ----------------------------------------------------------------------------------
     def _discover(self) -> list[_EntryPoint]:
@@ -263,16 +263,47 @@ class PluginManager:
             "Install the plugin that provides it (e.g. pip install botgrpo-<namespace>)."
         )
 
-    def register_estimators(self) -> None:
-        """Collect plugin estimators into the advantage registry (imports torch)."""
+    def estimator_functions(self) -> dict[str, tuple[Any, str]]:
+        """``{name: (fn, plugin)}`` of every estimator the loaded plugins register (no torch needed).
+
+        :raises PluginError: two plugins register the same name.
+        """
         self.load_all()
-        from botgrpo_core.advantages import available_estimators, register_estimator
+        found: dict[str, tuple[Any, str]] = {}
+        for plugin in self._pm.get_plugins():
+            plugin_name = self._pm.get_name(plugin) or repr(plugin)
+            caller = self._pm.subset_hook_caller(
+                "botgrpo_register_estimators",
+                remove_plugins=[p for p in self._pm.get_plugins() if p is not plugin],
+            )
 
-        def _register(name: str, fn: Any) -> None:
-            if name not in available_estimators():
-                register_estimator(name, fn)
+            def _collect(name: str, fn: Any, _plugin: str = plugin_name) -> None:
+                if name in found and found[name][0] is not fn:
+                    raise PluginError(
+                        f"estimator {name!r} is registered by both plugin {found[name][1]!r} and {_plugin!r}; "
+                        f"uninstall one of them, or limit loading with {ALLOWLIST_ENV}"
+                    )
+                found[name] = (fn, _plugin)
 
-        self._pm.hook.botgrpo_register_estimators(register=_register)
+            caller(register=_collect)
+        return found
+
+    def register_estimators(self) -> None:
+        """Add plugin estimators to the advantage registry (imports torch). Repeat calls are harmless.
+
+        :raises PluginError: a plugin estimator clashes with a built-in or another registered one.
+        """
+        from botgrpo_core.advantages import available_estimators, get_estimator, register_estimator
+
+        for name, (fn, plugin) in self.estimator_functions().items():
+            if name in available_estimators():
+                if get_estimator(name) is fn:
+                    continue  # already registered by an earlier call
+                raise PluginError(
+                    f"plugin {plugin!r} registers estimator {name!r}, but that name is taken by another "
+                    "estimator (a built-in or another plugin's); rename it in the plugin"
+                )
+            register_estimator(name, fn)
 
 
 _default: PluginManager | None = None

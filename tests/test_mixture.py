@@ -109,6 +109,16 @@ def test_cache_reuses_identical_samples(manager) -> None:
     assert scorer.calls == calls + 1  # only the new sample was scored
     rows_differ = mix.score_batch(fake_batch(["a."], rows={"answer": "x"}))
     assert rows_differ.metrics["signal/test.dot/cache_hits"] == 0  # a different row is a different sample
+    calls = scorer.calls
+    repeated = mix.score_batch(fake_batch(["dup.", "dup.", "dup", "dup."]))
+    assert repeated.outcome.tolist() == [1.0, 1.0, 0.0, 1.0]
+    assert repeated.metrics["signal/test.dot/cache_hits"] == 2 and scorer.calls == calls + 1
+
+
+def test_cache_off_scores_everything(manager) -> None:
+    mix = _mixture(manager, [{"name": "test.dot", "cache": False}], beta=0.0)
+    out = mix.score_batch(fake_batch(["a.", "a."]))
+    assert out.outcome.tolist() == [1.0, 1.0] and out.metrics["signal/test.dot/cache_hits"] == 0
 
 
 def test_make_samples_with_a_real_tokenizer() -> None:
