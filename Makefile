@@ -12,7 +12,7 @@ export HF_HUB_DISABLE_TELEMETRY := 1
 export TOKENIZERS_PARALLELISM := false
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: install demo test lint format bench clean
+.PHONY: install demo test lint format docs bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -41,6 +41,9 @@ test: lint
 
 demo: install
 	$(BIN)/botgrpo train examples/quickstart.yaml
+
+docs: install
+	$(BIN)/python scripts/gen_config_docs.py
 
 bench: install
 	$(BIN)/python benchmarks/aggregation.py
