@@ -46,7 +46,9 @@ class Chain:
 
     def __post_init__(self) -> None:
         if len(self.pieces) != len(self.verdicts):
-            raise ValueError(f"a chain needs one verdict per piece, got {len(self.pieces)} and {len(self.verdicts)}")
+            raise ValueError(
+                f"a chain needs one verdict per piece, got {len(self.pieces)} and {len(self.verdicts)}"
+            )
 
     @property
     def num_steps(self) -> int:

@@ -44,7 +44,9 @@ class VLLMOptions(_Section):
     )
     tensor_parallel_size: int = Field(1, gt=0)
     max_model_len: int | None = Field(None, gt=0)
-    enable_prefix_caching: bool = Field(True, description="reuse the KV cache of shared judge-prompt prefixes")
+    enable_prefix_caching: bool = Field(
+        True, description="reuse the KV cache of shared judge-prompt prefixes"
+    )
     top_logprobs: int = Field(20, gt=0, description="top-k logprobs read at the verdict position")
     enforce_eager: bool = Field(False, description="disable CUDA graphs (faster start, slower steps)")
     seed: int = 0
@@ -55,15 +57,22 @@ class OpenAIOptions(_Section):
 
     base_url: str = Field("http://127.0.0.1:8000/v1", description="server URL up to and including /v1")
     api_key_env: str | None = Field(
-        None, description="NAME of the environment variable holding the API key (the key itself never goes here)"
+        None,
+        description="NAME of the environment variable holding the API key (the key itself never goes here)",
     )
     concurrency: int = Field(16, gt=0, description="requests in flight at once")
     timeout_s: float = Field(60.0, gt=0, description="deadline of one request attempt, seconds")
-    max_retries: int = Field(4, ge=0, description="retries after a 429, 5xx, timeout, dropped connection or bad JSON")
-    backoff_base_s: float = Field(0.5, ge=0, description="first retry waits about this long, doubling each time")
+    max_retries: int = Field(
+        4, ge=0, description="retries after a 429, 5xx, timeout, dropped connection or bad JSON"
+    )
+    backoff_base_s: float = Field(
+        0.5, ge=0, description="first retry waits about this long, doubling each time"
+    )
     backoff_max_s: float = Field(30.0, ge=0, description="longest wait between retries")
     top_logprobs: int = Field(20, gt=0, description="top-k logprobs read at the verdict position")
-    extra_body: dict[str, Any] = Field(default_factory=dict, description="extra JSON fields sent with every request")
+    extra_body: dict[str, Any] = Field(
+        default_factory=dict, description="extra JSON fields sent with every request"
+    )
 
     @field_validator("base_url")
     @classmethod
@@ -76,26 +85,50 @@ class OpenAIOptions(_Section):
 class JudgeParams(_Section):
     """Parameters shared by ``judge.steps`` and ``judge.outcome``."""
 
-    model: str = Field(..., description="judge model: a local folder or hub id (transformers, vllm) or served name")
+    model: str = Field(
+        ..., description="judge model: a local folder or hub id (transformers, vllm) or served name"
+    )
     tokenizer: str | None = Field(None, description="tokenizer folder when it differs from the model's")
     backend: Literal["transformers", "vllm", "openai"] = "transformers"
-    mode: Literal["logprob", "generate"] = Field("logprob", description="read P(yes)-P(no), or parse a verdict")
-    range: tuple[float, float] = Field((-1.0, 1.0), description="[low, high] the raw score in [-1, 1] maps onto")
-    question_field: str | None = Field(None, description="row field holding the question (default: the prompt)")
-    reference_field: str | None = Field(None, description="row field with a reference answer, as {{ reference }}")
-    prompt_template: str = Field(templates.STEP_PROMPT, description="logprob: Jinja text before the completion")
+    mode: Literal["logprob", "generate"] = Field(
+        "logprob", description="read P(yes)-P(no), or parse a verdict"
+    )
+    range: tuple[float, float] = Field(
+        (-1.0, 1.0), description="[low, high] the raw score in [-1, 1] maps onto"
+    )
+    question_field: str | None = Field(
+        None, description="row field holding the question (default: the prompt)"
+    )
+    reference_field: str | None = Field(
+        None, description="row field with a reference answer, as {{ reference }}"
+    )
+    prompt_template: str = Field(
+        templates.STEP_PROMPT, description="logprob: Jinja text before the completion"
+    )
     verdict_template: str = Field(templates.STEP_VERDICT, description="logprob: Jinja text after each step")
-    yes_tokens: list[str] = Field([" yes", " Yes"], min_length=1, description="tokens whose probability is P(yes)")
-    no_tokens: list[str] = Field([" no", " No"], min_length=1, description="tokens whose probability is P(no)")
-    normalize: bool = Field(False, description="score (P(yes)-P(no)) / (P(yes)+P(no)) instead of P(yes)-P(no)")
-    chat: bool = Field(False, description="send judge prompts as one user chat message (generate; openai logprob)")
-    generate_template: str | None = Field(None, description="generate: Jinja judge prompt (a default per signal)")
+    yes_tokens: list[str] = Field(
+        [" yes", " Yes"], min_length=1, description="tokens whose probability is P(yes)"
+    )
+    no_tokens: list[str] = Field(
+        [" no", " No"], min_length=1, description="tokens whose probability is P(no)"
+    )
+    normalize: bool = Field(
+        False, description="score (P(yes)-P(no)) / (P(yes)+P(no)) instead of P(yes)-P(no)"
+    )
+    chat: bool = Field(
+        False, description="send judge prompts as one user chat message (generate; openai logprob)"
+    )
+    generate_template: str | None = Field(
+        None, description="generate: Jinja judge prompt (a default per signal)"
+    )
     max_new_tokens: int = Field(64, gt=0, description="generate: verdict length limit")
     score_range: tuple[float, float] = Field((0.0, 1.0), description="generate: scale of numeric verdicts")
     unparsed_value: float | None = Field(
         None, description="value of an unparseable verdict; 0 (or the range midpoint if 0 is outside it)"
     )
-    max_length: int = Field(4096, gt=0, description="tokens of one judge forward pass; later steps are dropped")
+    max_length: int = Field(
+        4096, gt=0, description="tokens of one judge forward pass; later steps are dropped"
+    )
     cache_size: int = Field(100_000, ge=0, description="cached judge answers per run (0 disables the cache)")
     transformers: TransformersOptions = Field(default_factory=TransformersOptions)
     vllm: VLLMOptions = Field(default_factory=VLLMOptions)
@@ -149,11 +182,14 @@ class JudgeParams(_Section):
 class StepsParams(JudgeParams):
     """``judge.steps``: one score per step of the completion."""
 
-    split: Literal["lines", "markers", "regex"] = Field("lines", description="how the completion is cut into steps")
+    split: Literal["lines", "markers", "regex"] = Field(
+        "lines", description="how the completion is cut into steps"
+    )
     pattern: str | None = Field(None, description="markers: the marker regex; regex: the step regex")
     max_steps: int = Field(64, gt=0, description="steps scored per completion; later ones get no span")
     layout: Literal["prefix", "tagged"] = Field(
-        "prefix", description="logprob: judge sees the solution so far (prefix) or PRM-style tags after each step"
+        "prefix",
+        description="logprob: judge sees the solution so far (prefix) or PRM-style tags after each step",
     )
     generate_per: Literal["completion", "step"] = Field(
         "completion", description="generate: one judge answer per completion (Step k: lines) or per step"
@@ -170,10 +206,14 @@ class StepsParams(JudgeParams):
     @model_validator(mode="after")
     def _check_split(self) -> StepsParams:
         if self.split == "regex" and not self.pattern:
-            raise ValueError("split: regex needs a pattern (e.g. pattern: '(?s)Step \\d+:.*?(?=Step \\d+:|\\Z)')")
+            raise ValueError(
+                "split: regex needs a pattern (e.g. pattern: '(?s)Step \\d+:.*?(?=Step \\d+:|\\Z)')"
+            )
         if self.generate_template is None:
             self.generate_template = (
-                templates.GENERATE_STEPS_ALL if self.generate_per == "completion" else templates.GENERATE_STEP_ONE
+                templates.GENERATE_STEPS_ALL
+                if self.generate_per == "completion"
+                else templates.GENERATE_STEP_ONE
             )
         return self
 
@@ -181,8 +221,12 @@ class StepsParams(JudgeParams):
 class OutcomeParams(JudgeParams):
     """``judge.outcome``: one score for the whole solution (optionally against a reference answer)."""
 
-    prompt_template: str = Field(templates.OUTCOME_PROMPT, description="logprob: Jinja text before the completion")
-    verdict_template: str = Field(templates.OUTCOME_VERDICT, description="logprob: Jinja text after the completion")
+    prompt_template: str = Field(
+        templates.OUTCOME_PROMPT, description="logprob: Jinja text before the completion"
+    )
+    verdict_template: str = Field(
+        templates.OUTCOME_VERDICT, description="logprob: Jinja text after the completion"
+    )
 
     @model_validator(mode="after")
     def _default_generate(self) -> OutcomeParams:

@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING
 
 from botgrpo_core.hookspecs import hookimpl
 from botgrpo_core.signals import SignalSpec
-
 from botgrpo_judge.params import JudgeParams, OutcomeParams, StepsParams
 
 if TYPE_CHECKING:

@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from botgrpo_core.signals import Sample, SampleError, Span
-
 from botgrpo_judge import templates
 from botgrpo_judge.backends.base import Backend, ProbPair
 from botgrpo_judge.cache import LRUCache
@@ -85,12 +84,19 @@ class JudgeScorer:
             question = row[p.question_field] if p.question_field else sample.prompt
             reference = row[p.reference_field] if p.reference_field else None
         except KeyError as exc:
-            field = "question_field" if p.question_field and p.question_field not in row else "reference_field"
+            field = (
+                "question_field" if p.question_field and p.question_field not in row else "reference_field"
+            )
             return SampleError(
                 f"judge: the dataset row has no field {exc.args[0]!r} (judge params.{field}); "
                 f"row fields: {sorted(row)}"
             )
-        variables = {"question": question, "reference": reference, "row": row, "completion": sample.completion}
+        variables = {
+            "question": question,
+            "reference": reference,
+            "row": row,
+            "completion": sample.completion,
+        }
         if self.kind == "outcome" or not isinstance(p, StepsParams):
             return _Item(variables, [Step(0, len(sample.completion), sample.completion)])
         try:
@@ -104,7 +110,13 @@ class JudgeScorer:
 
     def _step_variables(self, item: _Item, k: int) -> dict[str, Any]:
         texts = [s.text for s in item.steps]
-        return {**item.variables, "steps": texts[: k + 1], "step": texts[k], "step_index": k + 1, "num_steps": len(texts)}
+        return {
+            **item.variables,
+            "steps": texts[: k + 1],
+            "step": texts[k],
+            "step_index": k + 1,
+            "num_steps": len(texts),
+        }
 
     def _chain(self, item: _Item) -> Chain:
         p = self.params
@@ -115,7 +127,9 @@ class JudgeScorer:
         if self.kind == "outcome":  # the whole completion, trailing blanks included
             pieces = [item.variables["completion"]]
         prefix = templates.render(p.prompt_template, **self._step_variables(item, 0))
-        verdicts = [templates.render(p.verdict_template, **self._step_variables(item, k)) for k in range(len(pieces))]
+        verdicts = [
+            templates.render(p.verdict_template, **self._step_variables(item, k)) for k in range(len(pieces))
+        ]
         layout = p.layout if isinstance(p, StepsParams) else "prefix"
         return Chain(prefix, tuple(pieces), tuple(verdicts), layout)
 
@@ -182,7 +196,7 @@ class JudgeScorer:
                     key = keys[i][k]
                     found[key] = pair
                     self.cache.put(key, pair)
-        for i, chain in chains.items():
+        for i in chains:
             spans: list[Span] = []
             failed: SampleError | None = errors.get(i)
             for k, key in enumerate(keys[i]):
@@ -196,7 +210,14 @@ class JudgeScorer:
                 item = items[i]
                 assert isinstance(item, _Item)
                 step = item.steps[k]
-                spans.append(Span(step.start, step.end, self._value(p_yes, p_no), {"step": k + 1, "p_yes": p_yes, "p_no": p_no}))
+                spans.append(
+                    Span(
+                        step.start,
+                        step.end,
+                        self._value(p_yes, p_no),
+                        {"step": k + 1, "p_yes": p_yes, "p_no": p_no},
+                    )
+                )
             if failed is not None:
                 results[i] = SampleError(str(failed), reason=failed.reason)
                 continue
@@ -204,7 +225,9 @@ class JudgeScorer:
             if self.kind == "steps":
                 results[i] = spans
             else:
-                results[i] = spans[0].value if spans else SampleError("judge: the outcome prompt was not scored")
+                results[i] = (
+                    spans[0].value if spans else SampleError("judge: the outcome prompt was not scored")
+                )
         return [r if r is not None else SampleError("judge: sample was not scored") for r in results]
 
     def _value(self, p_yes: float, p_no: float) -> float:
@@ -221,7 +244,10 @@ class JudgeScorer:
         p = self.params
         assert p.generate_template is not None
         if self.kind == "steps" and isinstance(p, StepsParams) and p.generate_per == "step":
-            return [templates.render(p.generate_template, **self._step_variables(item, k)) for k in range(len(item.steps))]
+            return [
+                templates.render(p.generate_template, **self._step_variables(item, k))
+                for k in range(len(item.steps))
+            ]
         last = len(item.steps) - 1
         variables = self._step_variables(item, last) if item.steps else {**item.variables, "steps": []}
         variables["steps"] = [s.text for s in item.steps]
@@ -285,7 +311,14 @@ class JudgeScorer:
             spans = []
             for k, (step, value, raw) in enumerate(zip(item.steps, values, raws)):
                 answer = str(answers[0] if len(answers) == 1 else answers[k])
-                spans.append(Span(step.start, step.end, value, {"step": k + 1, "parsed": raw is not None, "verdict": answer[:_META_TEXT]}))
+                spans.append(
+                    Span(
+                        step.start,
+                        step.end,
+                        value,
+                        {"step": k + 1, "parsed": raw is not None, "verdict": answer[:_META_TEXT]},
+                    )
+                )
             results[i] = spans
         return [r if r is not None else SampleError("judge: sample was not scored") for r in results]
 

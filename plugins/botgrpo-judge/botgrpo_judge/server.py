@@ -93,45 +93,65 @@ class _Batcher:
 
     @torch.inference_mode()
     def _run(self, jobs: list[_Job]) -> list[dict[str, Any]]:
-        """Greedy decoding of a left-padded batch with a KV cache; top-k logprobs at each new token."""
+        """Greedy decoding of a left-padded batch; top-k logprobs of each new token from the raw logits."""
         self.batches += 1
         width = max(len(j.prompt_ids) for j in jobs)
-        steps = max(j.max_tokens for j in jobs)
         ids = torch.full((len(jobs), width), self.pad_id, dtype=torch.long)
         mask = torch.zeros((len(jobs), width), dtype=torch.long)
         for b, j in enumerate(jobs):
             ids[b, width - len(j.prompt_ids) :] = torch.tensor(j.prompt_ids, dtype=torch.long)
             mask[b, width - len(j.prompt_ids) :] = 1
-        positions = (mask.cumsum(-1) - 1).clamp(min=0)
-        outputs = [{"tokens": [], "logprobs": [], "top": []} for _ in jobs]
-        done = [False] * len(jobs)
-        past = None
-        step_ids = ids
-        for t in range(steps):
-            out = self.model(
-                input_ids=step_ids, attention_mask=mask, position_ids=positions, past_key_values=past, use_cache=True
+        if all(j.max_tokens == 1 for j in jobs):  # scoring requests: one forward pass, no decoding loop
+            positions = (mask.cumsum(-1) - 1).clamp(min=0)
+            logits = self.model(input_ids=ids, attention_mask=mask, position_ids=positions).logits[:, -1:]
+            return self._outputs(jobs, logits.argmax(-1).tolist(), torch.log_softmax(logits.float(), dim=-1))
+        out = self.model.generate(
+            input_ids=ids,
+            attention_mask=mask,
+            max_new_tokens=max(j.max_tokens for j in jobs),
+            do_sample=False,
+            output_logits=True,
+            return_dict_in_generate=True,
+            pad_token_id=self.pad_id,
+            eos_token_id=self.tokenizer.eos_token_id,
+        )
+        logprobs = torch.log_softmax(torch.stack(out.logits, dim=1).float(), dim=-1)  # (B, steps, V)
+        return self._outputs(jobs, out.sequences[:, width:].tolist(), logprobs)
+
+    def _outputs(
+        self, jobs: list[_Job], new_tokens: list[list[int]], logprobs: torch.Tensor
+    ) -> list[dict[str, Any]]:
+        outputs = []
+        for b, j in enumerate(jobs):
+            tokens = new_tokens[b][: j.max_tokens]
+            if self.tokenizer.eos_token_id in tokens:  # rows that finished early are padded afterwards
+                tokens = tokens[: tokens.index(self.tokenizer.eos_token_id) + 1]
+            top = (
+                torch.topk(logprobs[b, : len(tokens)], min(j.top_k, logprobs.shape[-1])) if j.top_k else None
             )
-            past = out.past_key_values
-            logprobs = torch.log_softmax(out.logits[:, -1].float(), dim=-1)
-            chosen = logprobs.argmax(-1)
-            for b, j in enumerate(jobs):
-                if done[b] or t >= j.max_tokens:
-                    continue
-                top = torch.topk(logprobs[b], min(j.top_k, logprobs.shape[-1])) if j.top_k else None
-                tok = int(chosen[b])
-                outputs[b]["tokens"].append(tok)
-                outputs[b]["logprobs"].append(float(logprobs[b, tok]))
-                outputs[b]["top"].append(
-                    [(int(i), float(v)) for v, i in zip(top.values.tolist(), top.indices.tolist())] if top else []
-                )
-                if tok == self.tokenizer.eos_token_id:
-                    done[b] = True
-            if all(done[b] or t + 1 >= j.max_tokens for b, j in enumerate(jobs)):
-                break
-            step_ids = chosen[:, None]
-            mask = torch.cat([mask, torch.ones((len(jobs), 1), dtype=torch.long)], dim=1)
-            positions = positions[:, -1:] + 1
+            outputs.append(
+                {
+                    "tokens": tokens,
+                    "logprobs": [float(logprobs[b, t, tok]) for t, tok in enumerate(tokens)],
+                    "top": [
+                        list(zip(top.indices[t].tolist(), top.values[t].tolist())) if top is not None else []
+                        for t in range(len(tokens))
+                    ],
+                }
+            )
         return outputs
+
+
+class _QuietHTTPServer(ThreadingHTTPServer):
+    """A client that gave up (its timeout) closes the socket under a handler: not worth a traceback."""
+
+    daemon_threads = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        import sys
+
+        if not isinstance(sys.exc_info()[1], (BrokenPipeError, ConnectionResetError)):
+            super().handle_error(request, client_address)
 
 
 class JudgeServer:
@@ -160,12 +180,15 @@ class JudgeServer:
         self._api_key = api_key
         self.latency_s = latency_s
         self.counts: Counter[str] = Counter()
+        self.in_flight = 0
+        self.max_in_flight = 0  # most requests handled at once (checks a client's concurrency bound)
         self.release = threading.Event()  # set on stop: stalled handlers give up
         self._faults: list[_FaultRule] = []
         self._lock = threading.Lock()
         self._tok_lock = threading.Lock()  # HF fast tokenizers are not safe to share across threads
+        self._texts: dict[int, str] = {}
         self._batcher = _Batcher(model, tokenizer, max_batch)
-        self._httpd = ThreadingHTTPServer((host, port), _make_handler(self))
+        self._httpd = _QuietHTTPServer((host, port), _make_handler(self))
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(target=self._httpd.serve_forever, name="judge-server", daemon=True)
 
@@ -209,7 +232,9 @@ class JudgeServer:
     def _take_fault(self, prompt: str) -> str | None:
         with self._lock:
             for rule in self._faults:
-                if (rule.match is None or rule.match in prompt) and (rule.remaining is None or rule.remaining > 0):
+                if (rule.match is None or rule.match in prompt) and (
+                    rule.remaining is None or rule.remaining > 0
+                ):
                     if rule.remaining is not None:
                         rule.remaining -= 1
                     self.counts[f"fault_{rule.kind}"] += 1
@@ -221,13 +246,18 @@ class JudgeServer:
 
     # ------------------------------------------------------------------ the two endpoints
     def _token_text(self, token_id: int) -> str:
-        return self.tokenizer.decode([token_id])
+        text = self._texts.get(token_id)
+        if text is None:
+            text = self._texts[token_id] = self.tokenizer.decode([token_id])
+        return text
 
     def complete(self, body: dict[str, Any], chat: bool) -> dict[str, Any]:
         """Answer a (chat) completions request body."""
         with self._tok_lock:
             if chat:
-                text = self.tokenizer.apply_chat_template(body["messages"], tokenize=False, add_generation_prompt=True)
+                text = self.tokenizer.apply_chat_template(
+                    body["messages"], tokenize=False, add_generation_prompt=True
+                )
                 prompt_ids = self.tokenizer.encode(text, add_special_tokens=False)
                 top_k = int(body.get("top_logprobs") or 0) if body.get("logprobs") else 0
             else:
@@ -324,6 +354,15 @@ def _make_handler(server: JudgeServer) -> type[BaseHTTPRequestHandler]:
             raw = self.rfile.read(length)
             with server._lock:
                 server.counts["requests"] += 1
+                server.in_flight += 1
+                server.max_in_flight = max(server.max_in_flight, server.in_flight)
+            try:
+                self._post(raw)
+            finally:
+                with server._lock:
+                    server.in_flight -= 1
+
+        def _post(self, raw: bytes) -> None:
             if not server.authorized(self.headers.get("Authorization")):
                 self._json(401, {"error": {"message": "invalid or missing API key"}})
                 return
@@ -390,7 +429,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--model", required=True, help="local model folder")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=8000)
-    parser.add_argument("--api-key-env", default=None, help="environment variable holding the required API key")
+    parser.add_argument(
+        "--api-key-env", default=None, help="environment variable holding the required API key"
+    )
     args = parser.parse_args(argv)
     import os
 

@@ -85,7 +85,12 @@ def arithmetic_examples(count: int, *, seed: int = 0) -> list[tuple[str, str]]:
 
 
 def teach(
-    path: str | Path, examples: Sequence[tuple[str, str]], *, steps: int = 150, lr: float = 3e-3, seed: int = 0
+    path: str | Path,
+    examples: Sequence[tuple[str, str]],
+    *,
+    steps: int = 150,
+    lr: float = 3e-3,
+    seed: int = 0,
 ) -> Any:
     """Fine-tune the saved model at ``path`` on ``(prompt, answer)`` pairs (loss on the answer); saves it.
 

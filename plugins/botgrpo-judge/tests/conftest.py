@@ -8,16 +8,15 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
 os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
 
-from pathlib import Path  # noqa: E402
-from typing import Any  # noqa: E402
+from pathlib import Path
+from typing import Any
 
-import pytest  # noqa: E402
-import torch  # noqa: E402
+import pytest
+import torch
 
 torch.set_num_threads(1)
 
-#: What the taught judge (see ``taught_judge_dir``) answers to every prompt.
-TAUGHT_ANSWER = "Step 1: correct\nStep 2: incorrect"
+from judge_data import TAUGHT_ANSWER  # noqa: E402
 
 
 @pytest.fixture(scope="session")

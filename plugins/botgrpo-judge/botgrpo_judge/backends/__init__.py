@@ -26,4 +26,6 @@ def make_backend(params: JudgeParams) -> Backend:
         from botgrpo_judge.backends.openai_http import OpenAIBackend
 
         return OpenAIBackend(params)
-    raise ValueError(f"judge params.backend: unknown backend {params.backend!r}; use transformers, vllm or openai")
+    raise ValueError(
+        f"judge params.backend: unknown backend {params.backend!r}; use transformers, vllm or openai"
+    )

@@ -17,7 +17,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Protocol
 
 from botgrpo_core.signals import SampleError
-
 from botgrpo_judge.chains import Chain
 
 #: ``(P(yes), P(no))`` at one verdict position.
@@ -82,7 +81,9 @@ def resolve_token_ids(tokenizer: Any, words: Sequence[str], field: str) -> list[
         if len(encoded) == 1 and encoded[0] not in ids:
             ids.append(encoded[0])
     if not ids:
-        pieces = {w: tokenizer.convert_ids_to_tokens(tokenizer.encode(w, add_special_tokens=False)) for w in words}
+        pieces = {
+            w: tokenizer.convert_ids_to_tokens(tokenizer.encode(w, add_special_tokens=False)) for w in words
+        }
         raise ValueError(
             f"judge params.{field}: none of {list(words)} is a single token of the judge's tokenizer "
             f"(they split into {pieces}); list strings that are one token each, e.g. ' yes' with the "

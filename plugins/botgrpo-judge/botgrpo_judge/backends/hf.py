@@ -18,9 +18,15 @@ from typing import Any
 import torch
 
 from botgrpo_core.signals import SampleError
-
 from botgrpo_judge.backends.base import ProbPair, failure, resolve_token_ids
-from botgrpo_judge.chains import Chain, TokenizedChain, TreeRow, build_row, leading_special_ids, tokenize_chain
+from botgrpo_judge.chains import (
+    Chain,
+    TokenizedChain,
+    TreeRow,
+    build_row,
+    leading_special_ids,
+    tokenize_chain,
+)
 from botgrpo_judge.params import JudgeParams
 
 _LOCK = threading.Lock()
@@ -40,11 +46,16 @@ def load_judge(params: JudgeParams) -> tuple[Any, Any]:
         if key not in _MODELS:
             from transformers import AutoModelForCausalLM, AutoTokenizer
 
-            tokenizer = AutoTokenizer.from_pretrained(tokenizer_path, trust_remote_code=opts.trust_remote_code)
+            tokenizer = AutoTokenizer.from_pretrained(
+                tokenizer_path, trust_remote_code=opts.trust_remote_code
+            )
             dtype: Any = "auto" if opts.dtype == "auto" else getattr(torch, opts.dtype)
             try:
                 model = AutoModelForCausalLM.from_pretrained(
-                    params.model, dtype=dtype, attn_implementation=attn, trust_remote_code=opts.trust_remote_code
+                    params.model,
+                    dtype=dtype,
+                    attn_implementation=attn,
+                    trust_remote_code=opts.trust_remote_code,
                 )
             except OSError as exc:
                 raise ValueError(
@@ -127,7 +138,9 @@ class TransformersBackend:
         rows = []
         for k in range(tc.num_steps):
             ids = tc.step_ids(k)
-            line = TreeRow(ids, list(range(len(ids))), [0] * len(ids), [frozenset({0})], [len(ids) - 1], linear=True)
+            line = TreeRow(
+                ids, list(range(len(ids))), [0] * len(ids), [frozenset({0})], [len(ids) - 1], linear=True
+            )
             rows.append(([k], line))
         return rows
 
@@ -139,7 +152,9 @@ class TransformersBackend:
         batches: list[list[int]] = []
         for r in order:
             longest = len(rows[batch[0]].ids) if batch else len(rows[r].ids)
-            if batch and (len(batch) >= opts.batch_size or (len(batch) + 1) * longest > opts.max_batch_tokens):
+            if batch and (
+                len(batch) >= opts.batch_size or (len(batch) + 1) * longest > opts.max_batch_tokens
+            ):
                 batches.append(batch)
                 batch = []
             batch.append(r)
@@ -206,7 +221,8 @@ class TransformersBackend:
         p_yes = torch.exp(torch.logsumexp(picked[..., self.yes_ids].float(), dim=-1) - log_z).cpu()
         p_no = torch.exp(torch.logsumexp(picked[..., self.no_ids].float(), dim=-1) - log_z).cpu()
         return [
-            [(float(p_yes[b, q]), float(p_no[b, q])) for q in range(len(row.queries))] for b, row in enumerate(rows)
+            [(float(p_yes[b, q]), float(p_no[b, q])) for q in range(len(row.queries))]
+            for b, row in enumerate(rows)
         ]
 
     # ------------------------------------------------------------------ generate mode
@@ -216,7 +232,9 @@ class TransformersBackend:
                 [{"role": "user", "content": prompt}], tokenize=False, add_generation_prompt=True
             )
             return self.tokenizer.encode(text, add_special_tokens=False)
-        return list(leading_special_ids(self.tokenizer)) + self.tokenizer.encode(prompt, add_special_tokens=False)
+        return list(leading_special_ids(self.tokenizer)) + self.tokenizer.encode(
+            prompt, add_special_tokens=False
+        )
 
     def generate(self, prompts: Sequence[str]) -> list[str | SampleError]:
         from transformers import GenerationConfig

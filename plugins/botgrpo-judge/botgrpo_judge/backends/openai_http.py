@@ -18,6 +18,7 @@ headers: it is never part of the params, an error message, a log line or ``repr`
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import math
 import os
 import random
@@ -29,7 +30,6 @@ from typing import Any, TypeVar
 import httpx
 
 from botgrpo_core.signals import SampleError
-
 from botgrpo_judge.backends.base import ProbPair, failure
 from botgrpo_judge.chains import Chain
 from botgrpo_judge.params import JudgeParams
@@ -60,7 +60,9 @@ class _LoopThread:
             self.loop.close()
 
 
-def backoff_delay(attempt: int, base_s: float, max_s: float, rng: random.Random, retry_after: float | None) -> float:
+def backoff_delay(
+    attempt: int, base_s: float, max_s: float, rng: random.Random, retry_after: float | None
+) -> float:
     """Wait before retry ``attempt`` (0-based): ``d = min(max, base * 2**attempt)``, uniform in ``[d/2, d]``.
 
     A server's ``Retry-After`` raises the wait to that many seconds, capped at ``max_s``.
@@ -145,7 +147,9 @@ class OpenAIBackend:
             self._client = httpx.AsyncClient(
                 base_url=opts.base_url,
                 timeout=httpx.Timeout(opts.timeout_s),
-                limits=httpx.Limits(max_connections=opts.concurrency, max_keepalive_connections=opts.concurrency),
+                limits=httpx.Limits(
+                    max_connections=opts.concurrency, max_keepalive_connections=opts.concurrency
+                ),
             )
             self._semaphore = asyncio.Semaphore(opts.concurrency)
         return self._client, self._semaphore
@@ -177,7 +181,9 @@ class OpenAIBackend:
         for attempt in range(opts.max_retries + 1):
             if attempt:
                 self._metrics["retries"] += 1
-                delay = backoff_delay(attempt - 1, opts.backoff_base_s, opts.backoff_max_s, self._rng, retry_after)
+                delay = backoff_delay(
+                    attempt - 1, opts.backoff_base_s, opts.backoff_max_s, self._rng, retry_after
+                )
                 await asyncio.sleep(delay)
             retry_after = None
             try:
@@ -256,7 +262,10 @@ class OpenAIBackend:
     def generate(self, prompts: Sequence[str]) -> list[str | SampleError]:
         """Greedy answers, all requests concurrent."""
         return self._run_all(
-            [self._request(self._body(prompt, logprobs=False), lambda d: text_of(d, self.chat)) for prompt in prompts]
+            [
+                self._request(self._body(prompt, logprobs=False), lambda d: text_of(d, self.chat))
+                for prompt in prompts
+            ]
         )
 
     def metrics(self) -> dict[str, float]:
@@ -265,8 +274,6 @@ class OpenAIBackend:
     def close(self) -> None:
         if self._client is not None:
             client, self._client = self._client, None
-            try:
+            with contextlib.suppress(RuntimeError):  # the loop is already gone
                 self._loop.run(client.aclose())
-            except RuntimeError:
-                pass
         self._loop.stop()

@@ -19,7 +19,6 @@ from collections.abc import Sequence
 from typing import Any
 
 from botgrpo_core.signals import SampleError
-
 from botgrpo_judge.backends.base import ProbPair, failure, probs_from_logprobs, resolve_token_ids
 from botgrpo_judge.chains import Chain, TokenizedChain, tokenize_chain
 from botgrpo_judge.params import JudgeParams
@@ -118,7 +117,9 @@ class VLLMBackend:
             return out
         sampling = SamplingParams(max_tokens=1, temperature=0.0, logprobs=self.params.vllm.top_logprobs)
         try:
-            outputs = self.llm.generate([{"prompt_token_ids": ids} for _, _, ids in jobs], sampling, use_tqdm=False)
+            outputs = self.llm.generate(
+                [{"prompt_token_ids": ids} for _, _, ids in jobs], sampling, use_tqdm=False
+            )
         except Exception as exc:
             return [failure(f"vLLM scoring failed: {exc!r}") for _ in chains]
         self._metrics["engine_calls"] += 1

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from botgrpo_judge.steps import Step, split_steps
 
 

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from pydantic import ValidationError
-
 from botgrpo_judge.params import OutcomeParams, StepsParams
 from botgrpo_judge.plugin import OUTCOME, STEPS, judge_required_fields
+from pydantic import ValidationError
 
 
 def test_defaults_and_bounds() -> None:
@@ -51,7 +50,7 @@ def test_mistakes_are_rejected(kwargs: dict, message: str) -> None:
 def test_secret_never_in_params() -> None:
     params = StepsParams(model="m", backend="openai", openai={"api_key_env": "JUDGE_KEY"})
     dumped = params.model_dump_json()
-    assert "JUDGE_KEY" in dumped and "api_key\"" not in dumped
+    assert "JUDGE_KEY" in dumped and 'api_key"' not in dumped
 
 
 def test_required_fields_follow_params() -> None:

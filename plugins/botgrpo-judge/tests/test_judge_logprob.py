@@ -12,21 +12,13 @@ from typing import Any
 
 import pytest
 import torch
+from botgrpo_judge.params import OutcomeParams, StepsParams
+from botgrpo_judge.scorer import JudgeScorer
+from judge_data import NO, SAMPLES, YES
 
 from botgrpo_core.signals import Sample, SampleError, Span
 
-from botgrpo_judge.params import OutcomeParams, StepsParams
-from botgrpo_judge.scorer import JudgeScorer
-
-YES, NO = [" yes", "yes"], [" no", "no"]
 VERDICT = "\nIs the step above correct? Answer:"
-
-SAMPLES = [
-    Sample("what is 17+5-8?", "17+5=22\n22-8=14\nA: 14"),
-    Sample("what is 2+2?", "2+2=4\nA: 4"),
-    Sample("what is 3*3+1-1?", "3*3=9\n9+1=10\n10-1=9\nThe answer is 9."),
-    Sample("what is 17+5-8?", "17+5=22\n22-8=15\nA: 15"),  # shares its first step with sample 0
-]
 
 
 def manual(judge: tuple[Any, Any], text: str) -> tuple[float, float]:

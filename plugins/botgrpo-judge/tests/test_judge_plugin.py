@@ -1,0 +1,59 @@
+"""The plugin as the core sees it: entry point, light import, signal contract."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from importlib import metadata
+from pathlib import Path
+
+from botgrpo_judge.plugin import OUTCOME, STEPS
+
+from botgrpo_core.plugins import PluginManager
+from botgrpo_core.testing import check_signal_contract, make_samples
+
+
+def test_entry_point_is_installed() -> None:
+    (ep,) = [e for e in metadata.entry_points(group="botgrpo") if e.name == "judge"]
+    assert ep.value == "botgrpo_judge.plugin"
+
+
+def test_entry_module_imports_nothing_heavy() -> None:
+    code = (
+        "import sys, botgrpo_judge.plugin\n"
+        "heavy = [m for m in ('torch', 'transformers', 'httpx', 'vllm', 'numpy') if m in sys.modules]\n"
+        "print(','.join(heavy))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == ""
+
+
+def test_core_loads_both_signals() -> None:
+    manager = PluginManager(allowlist=["judge"])
+    assert manager.get_signal("judge.steps").spec is STEPS
+    assert manager.get_signal("judge.outcome").spec is OUTCOME
+    assert manager.get_signal("judge.steps").distribution == "botgrpo-judge"
+
+
+COMPLETIONS = ["17+5=22\n22-8=14\nA: 14", "2+2=5\nA: 5", "", "Schöne Grüße: 東京\n→ ∞"]
+
+
+def test_signal_contract_steps(judge_dir: Path) -> None:
+    samples = make_samples(COMPLETIONS, prompt="what is 17+5-8?")
+    params = {"model": str(judge_dir), "yes_tokens": [" yes"], "no_tokens": [" no"], "range": [0, 2]}
+    results = check_signal_contract(STEPS, samples, params)
+    assert [len(r) for r in results] == [3, 2, 0, 2]
+    generate = {**params, "mode": "generate", "max_new_tokens": 8}
+    check_signal_contract(STEPS, samples, generate)
+
+
+def test_signal_contract_outcome(judge_dir: Path) -> None:
+    samples = make_samples(COMPLETIONS, prompt="what is 17+5-8?", rows={"answer": "14"})
+    params = {
+        "model": str(judge_dir),
+        "yes_tokens": [" yes"],
+        "no_tokens": [" no"],
+        "reference_field": "answer",
+    }
+    results = check_signal_contract(OUTCOME, samples, params)
+    assert all(isinstance(r, float) for r in results)
