@@ -270,8 +270,9 @@ class ReactTask:
 
         if len(rows) != len(completions):
             raise ValueError("evaluate: rows and completions differ in length")
+        # botgrpo train passes the rows without their prompt; the rules read the row's require_export.
         samples = [
-            Sample(prompt=r["prompt"], completion=c, row=dict(r))
+            Sample(prompt=r.get("prompt", ""), completion=c, row=dict(r))
             for r, c in zip(rows, completions, strict=True)
         ]
         compiles, rules, syntax = self._checkers
