@@ -253,7 +253,7 @@ def load_config(
 # --- semantic checks ---------------------------------------------------------------------------------------------------
 def check_algorithm(config: RunConfig, source: str = "<config>") -> None:
     """Preset exists, and a token-level estimator is not paired with a sequence-level ratio."""
-    from botgrpo_core.presets import PRESETS, PresetError, check_estimator_ratio
+    from botgrpo_core.presets import BUILTIN_ESTIMATORS, PRESETS, PresetError, check_estimator_ratio
 
     algo = config.algorithm
     if algo.preset not in PRESETS:
@@ -263,6 +263,21 @@ def check_algorithm(config: RunConfig, source: str = "<config>") -> None:
             f"{source}: algorithm.preset: unknown preset {algo.preset!r}.{hint} Choose one of: {', '.join(PRESETS)}"
         )
     preset = PRESETS[algo.preset]
+    if algo.estimator is not None and algo.estimator not in BUILTIN_ESTIMATORS:
+        from botgrpo_core.plugins import PluginError, get_plugin_manager
+
+        try:
+            plugin_estimators = set(get_plugin_manager().estimator_functions())
+        except PluginError as exc:
+            raise ConfigError(f"{source}: algorithm.estimator: {exc}") from None
+        if algo.estimator not in plugin_estimators:
+            known = sorted(BUILTIN_ESTIMATORS | plugin_estimators)
+            close = difflib.get_close_matches(algo.estimator, known, n=1)
+            hint = f" Did you mean {close[0]!r}?" if close else ""
+            raise ConfigError(
+                f"{source}: algorithm.estimator: unknown estimator {algo.estimator!r}.{hint} Known: "
+                f"{', '.join(known)} (plugins add more through the botgrpo_register_estimators hook)"
+            )
     try:
         check_estimator_ratio(
             algo.estimator or preset.estimator,

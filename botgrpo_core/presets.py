@@ -16,6 +16,7 @@ from types import MappingProxyType
 from typing import Any, Literal
 
 __all__ = [
+    "BUILTIN_ESTIMATORS",
     "PRESETS",
     "TOKEN_LEVEL_ESTIMATORS",
     "Preset",
@@ -32,6 +33,8 @@ Aggregation = Literal["sequence", "token", "constant"]
 # torch-backed registry, so config validation stays torch-free). Must match botgrpo_core.advantages.
 TOKEN_LEVEL_ESTIMATORS = frozenset({"bot", "token_pool", "process", "pure"})
 _OUTCOME_LEVEL_ESTIMATORS = frozenset({"grpo", "dr_grpo"})
+#: Every built-in estimator name (torch-free copy of the registry's built-ins).
+BUILTIN_ESTIMATORS = TOKEN_LEVEL_ESTIMATORS | _OUTCOME_LEVEL_ESTIMATORS
 
 
 class PresetError(ValueError):

@@ -119,3 +119,11 @@ def test_bad_override(tmp_path: Path) -> None:
         load_config(_write(tmp_path, BASE), ["training.steps"])
     with pytest.raises(ConfigError, match="not valid YAML"):
         load_config(_write(tmp_path, BASE), ["training.steps=[1"])
+
+
+def test_unknown_estimator_is_caught_at_validation() -> None:
+    with pytest.raises(
+        ConfigError, match=r"algorithm\.estimator: unknown estimator 'bott'\. Did you mean 'bot'"
+    ):
+        parse_config({**BASE, "algorithm": {"estimator": "bott"}})
+    parse_config({**BASE, "algorithm": {"preset": "grpo", "estimator": "dr_grpo"}})

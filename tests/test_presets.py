@@ -12,6 +12,7 @@ from botgrpo_core import advantages as adv
 from botgrpo_core.advantages import compute_advantages, register_estimator
 from botgrpo_core.loss import policy_loss
 from botgrpo_core.presets import (
+    BUILTIN_ESTIMATORS,
     PRESETS,
     TOKEN_LEVEL_ESTIMATORS,
     Preset,
@@ -62,6 +63,8 @@ def test_token_level_table_matches_the_registry() -> None:
     """presets.py keeps its own torch-free table; it must agree with the estimators themselves."""
     for name in ("bot", "token_pool", "process", "pure", "grpo", "dr_grpo"):
         assert (name in TOKEN_LEVEL_ESTIMATORS) == (not adv.estimator_is_outcome_level(name)), name
+    builtin = {name for name in adv.available_estimators() if adv._REGISTRY[name].builtin}
+    assert builtin == BUILTIN_ESTIMATORS
 
 
 def test_token_level_estimator_with_sequence_ratio_is_an_error() -> None:
