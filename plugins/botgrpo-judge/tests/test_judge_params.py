@@ -57,3 +57,20 @@ def test_required_fields_follow_params() -> None:
     assert judge_required_fields(OutcomeParams(model="m", reference_field="answer")) == ("answer",)
     assert judge_required_fields(StepsParams(model="m", question_field="q")) == ("q",)
     assert judge_required_fields(StepsParams(model="m")) == ()
+
+
+def test_readme_run_file_validates() -> None:
+    import re
+    from pathlib import Path
+
+    import yaml
+
+    from botgrpo_core.config import RewardsConfig
+
+    readme = (Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8")
+    block = re.search(r"```yaml\n(.*?)```", readme, re.DOTALL)
+    assert block is not None
+    rewards = RewardsConfig.model_validate(yaml.safe_load(block.group(1))["rewards"])
+    (judge,) = [s for s in rewards.signals if s.name == "judge.steps"]
+    params = StepsParams.model_validate(judge.params)
+    assert params.transformers.device == "cuda:1" and params.split == "lines"

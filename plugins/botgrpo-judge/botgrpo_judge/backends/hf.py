@@ -34,6 +34,9 @@ _MODELS: dict[tuple[Any, ...], tuple[Any, Any]] = {}
 
 #: attention kernels that take a custom 4-D mask (bool for sdpa, additive float for eager).
 _TREE_KERNELS = ("sdpa", "eager")
+#: ``logits_to_keep`` keeps the union of the batch's verdict positions in every row, so a batch holds
+#: ``rows x positions x vocabulary`` logits; batches are cut to keep that under this many elements.
+_MAX_LOGITS = 2**28
 
 
 def load_judge(params: JudgeParams) -> tuple[Any, Any]:

@@ -23,6 +23,7 @@ import math
 import os
 import random
 import threading
+import weakref
 from collections import Counter
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from typing import Any, TypeVar
@@ -53,6 +54,9 @@ class _LoopThread:
         return asyncio.run_coroutine_threadsafe(coro, self.loop).result()
 
     def stop(self) -> None:
+        if threading.current_thread() is self.thread:  # collected inside the loop: just stop it
+            self.loop.stop()
+            return
         if self.loop.is_running():
             self.loop.call_soon_threadsafe(self.loop.stop)
             self.thread.join(timeout=5)
@@ -134,6 +138,7 @@ class OpenAIBackend:
         self._rng = random.Random()
         self._metrics: Counter[str] = Counter()
         self._loop = _LoopThread()
+        weakref.finalize(self, self._loop.stop)  # a scorer dropped without close() leaves no thread behind
         self._client: httpx.AsyncClient | None = None
         self._semaphore: asyncio.Semaphore | None = None
 
