@@ -5,7 +5,9 @@ line of defence behind the parsers (which never hand model text to ``eval``):
 
 - ``builtins.eval`` raises; ``builtins.exec`` and ``compile`` raise unless they are loading a module
   from a ``.py`` file (lazy imports inside sympy still work) or, for ``compile``, only parsing to
-  an AST (``ast.parse``, which the plain-math parser uses; a tree is never runnable code);
+  an AST (``ast.parse``, which the plain-math parser uses; a tree is never runnable code). One
+  library call site may exec a string: sympy's polynomial code generator, which writes that
+  string itself from the number of variables (see :func:`_is_sympy_monomial_codegen`);
 - an audit hook (PEP 578) refuses process creation (``os.system``, ``subprocess.Popen``,
   ``os.exec*``, ``os.posix_spawn``, ``os.fork``) and ``ctypes``.
 
@@ -57,6 +59,16 @@ def _from_module_file(source: Any, filename: Any = None) -> bool:
     return isinstance(name, (str, bytes, os.PathLike)) and os.fsdecode(name).endswith(".py")
 
 
+def _is_sympy_monomial_codegen(code: Any) -> bool:
+    """The one library call site allowed to exec a string: ``sympy.polys.monomials.MonomialOps._build``.
+
+    sympy's polynomial rings generate small functions (``def monomial_mul(A, B): ...``) from the
+    *number of variables* only, never from any input text, and exec them once per size (cached).
+    """
+    filename = code.co_filename.replace(os.sep, "/")
+    return code.co_name == "_build" and filename.endswith("/sympy/polys/monomials.py")
+
+
 def install_tripwires(log_path: str | None) -> None:
     """Replace eval/exec/compile and add the audit hook (once per process)."""
     _GUARD["log"] = log_path
@@ -70,6 +82,8 @@ def install_tripwires(log_path: str | None) -> None:
 
     def guarded_exec(source: Any, *args: Any, **kwargs: Any) -> Any:
         if not isinstance(source, (str, bytes)) and _from_module_file(source):
+            return real_exec(source, *args, **kwargs)
+        if _is_sympy_monomial_codegen(sys._getframe(1).f_code):
             return real_exec(source, *args, **kwargs)
         _record("exec", str(source))
         raise TripwireError("exec() is disabled in sympy checker processes")

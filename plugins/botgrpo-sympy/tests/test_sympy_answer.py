@@ -1,0 +1,73 @@
+"""Answer comparison: shapes, spellings, partial credit, tolerance."""
+
+from __future__ import annotations
+
+import pytest
+from botgrpo_sympy.answer import check_answer, read_answer
+from botgrpo_sympy.limits import Limits
+from botgrpo_sympy.params import AnswerParams
+
+PARAMS = AnswerParams()
+
+
+def score(pred: str, ref: str, params: AnswerParams = PARAMS) -> float:
+    return check_answer(params, f"Reasoning...\nThe final answer is $\\boxed{{{pred}}}$.", ref)[0]
+
+
+@pytest.mark.parametrize(
+    ("pred", "ref", "expected"),
+    [
+        ("14", "14", 1.0),
+        ("15", "14", 0.0),
+        ("14.0", "14", 1.0),
+        ("x = 14", "14", 1.0),
+        ("1,000", "1000", 1.0),
+        ("\\frac{1}{2}", "0.5", 1.0),
+        ("\\dfrac{2}{4}", "1/2", 1.0),
+        ("0.333", "1/3", 0.0),
+        ("\\sqrt{8}", "2\\sqrt{2}", 1.0),
+        ("3 \\sqrt 2", "\\sqrt{18}", 1.0),
+        ("\\frac{\\pi}{2}", "pi/2", 1.0),
+        ("x^2+2x+1", "(x+1)^2", 1.0),
+        ("x^2+1", "(x+1)^2", 0.0),
+        ("(1, 2)", "(1,2)", 1.0),
+        ("(2, 1)", "(1,2)", 0.0),
+        ("\\{2, 1\\}", "\\{1, 2\\}", 1.0),
+        ("1, 2", "\\{2, 1\\}", 1.0),
+        ("[0, 1)", "[0,1)", 1.0),
+        ("[0, 1]", "[0,1)", 0.0),
+        ("x > 3", "(3, \\infty)", 1.0),
+        ("(-\\infty, 2] \\cup (3, \\infty)", "(3,\\infty)\\cup(-\\infty,2]", 1.0),
+        ("1 \\pm \\sqrt{2}", "\\{1 + \\sqrt{2}, 1 - \\sqrt{2}\\}", 1.0),
+        ("50\\%", "50", 1.0),
+        ("30^\\circ", "30", 1.0),
+        ("\\text{(B)}", "\\text{(B)}", 1.0),
+    ],
+)
+def test_answers(pred: str, ref: str, expected: float) -> None:
+    assert score(pred, ref) == expected
+
+
+def test_answer_patterns_and_missing_answers() -> None:
+    assert check_answer(PARAMS, "17+5=22\n22-8=14\nA: 14", "14")[0] == 1.0
+    assert check_answer(PARAMS, "17+5=22\n22-8=14", "14") == (0.0, {"status": "no answer found"})
+    demo = AnswerParams(answer_pattern=r"A:\s*(.+)")
+    assert check_answer(demo, "A: 13\nA: 14", "14")[0] == 1.0  # the last match counts
+
+
+def test_partial_credit_and_tolerance() -> None:
+    partial = AnswerParams(partial_credit=True)
+    assert score("(1, 2, 4)", "(1, 2, 3)", partial) == pytest.approx(2 / 3)
+    assert score("\\{1, 5\\}", "\\{1, 2\\}", partial) == 0.5
+    assert score("(1, 2, 4)", "(1, 2, 3)") == 0.0
+    assert score("3.1416", "\\pi", AnswerParams(rel_tol=1e-4)) == 1.0
+    assert score("3.1416", "\\pi") == 0.0
+
+
+def test_shapes() -> None:
+    limits = Limits()
+    assert read_answer("(1, 2, 3)", limits).kind == "tuple"
+    assert read_answer("[1, 2)", limits).kind == "interval"
+    assert read_answer("\\{1\\}", limits).kind == "set"
+    assert read_answer("x \\leq 5", limits).kind == "interval"
+    assert read_answer("(0,1) \\cup (2,3)", limits).kind == "union"

@@ -1,0 +1,38 @@
+"""The committed labelled sets, scored in-process (the figures in the README come from
+scripts/evaluate.py, which runs the same checks through the worker pool and math-verify)."""
+
+from __future__ import annotations
+
+from botgrpo_sympy.answer import check_answer
+from botgrpo_sympy.metrics import StepMetrics
+from botgrpo_sympy.params import AnswerParams, StepsParams
+from botgrpo_sympy.steps import check_steps
+
+
+def test_labelled_steps_precision_and_recall_of_refutations(labelled_steps: list[dict]) -> None:
+    params = StepsParams(step_split="lines")
+    pairs = []
+    for record in labelled_steps:
+        completion = "\n".join(step["text"] for step in record["steps"])
+        spans = check_steps(params, record["prompt"], completion)
+        assert len(spans) == len(record["steps"]), record["id"]
+        for step, (start, end, value, _) in zip(record["steps"], spans, strict=True):
+            assert completion[start:end] == step["text"]
+            pairs.append((step["label"], value))
+    metrics = StepMetrics.of(pairs)
+    assert metrics.n >= 300
+    assert metrics.precision(-1) >= 0.95, metrics.counts
+    assert metrics.recall(-1) >= 0.90, metrics.counts
+    assert metrics.precision(1) >= 0.98, metrics.counts
+    assert metrics.zero_rate() <= 0.20, metrics.counts
+
+
+def test_answer_pairs_agree_with_their_labels(answer_pairs: list[dict]) -> None:
+    params = AnswerParams()
+    assert len(answer_pairs) >= 500
+    wrong = [
+        (p["gold"], p["pred"], p["label"])
+        for p in answer_pairs
+        if check_answer(params, f"The final answer is $\\boxed{{{p['pred']}}}$.", p["gold"])[0] != p["label"]
+    ]
+    assert len(wrong) <= 0.02 * len(answer_pairs), wrong

@@ -1,0 +1,132 @@
+"""Step checking on whole completions (in-process; the pool is exercised in test_sympy_signals)."""
+
+from __future__ import annotations
+
+import pytest
+from botgrpo_sympy.params import StepsParams
+from botgrpo_sympy.segments import extract_answer, split_steps
+from botgrpo_sympy.steps import check_steps
+
+PARAMS = StepsParams()
+
+
+def values(prompt: str, completion: str, params: StepsParams = PARAMS) -> list[tuple[str, float]]:
+    return [(completion[s:e], v) for s, e, v, _ in check_steps(params, prompt, completion)]
+
+
+def test_demo_format_each_line_is_a_step() -> None:
+    completion = "17+5=22\n22-8=14\nA: 14"
+    assert values("Q: 17+5-8=", completion) == [("17+5=22", 1.0), ("22-8=14", 1.0), ("A: 14", 1.0)]
+
+
+def test_demo_errors_are_refuted_once_and_carried_values_are_not() -> None:
+    spans = check_steps(PARAMS, "Q: 17+5-8=", "17+5=23\n23-8=15\nA: 15")
+    assert [v for *_, v, _ in spans] == [-1.0, 1.0, 1.0]
+    assert spans[0][3]["failed"] == "17+5 = 23: 22 != 23"
+
+
+def test_answer_line_that_matches_nothing_is_refuted() -> None:
+    spans = check_steps(PARAMS, "Q: 17+5-8=", "17+5=22\n22-8=14\nA: 15")
+    assert spans[-1][2] == -1.0
+    assert "last result is 14" in spans[-1][3]["claims"][0]["reason"]
+    off = StepsParams(check_answer_line=False)
+    assert check_steps(off, "Q: 17+5-8=", "17+5=22\n22-8=14\nA: 15")[-1][2] == 0.0
+
+
+def test_custom_answer_pattern() -> None:
+    params = StepsParams(answer_pattern=r"RESULT\s*=>\s*(\S+)")
+    assert values("", "6*7=42\nRESULT => 42", params)[-1] == ("RESULT => 42", 1.0)
+
+
+@pytest.mark.parametrize(
+    ("prompt", "completion", "expected"),
+    [
+        ("Solve 3x + 2 = 11.", "3x = 9\nx = 3\nCheck: 3(3) + 2 = 11", [1, 1, 1]),
+        (
+            "Solve 3x + 2 = 11.",
+            "3x = 8\nx = 8/3",
+            [-1, 1],
+        ),  # the slip is refuted, what follows from it is not
+        ("", "3x + 2 = 11 => x = 3", [1]),
+        ("", "3x + 2 = 11 => x = 4", [-1]),
+        ("", "x^2 - 5x + 6 = 0\n(x - 2)(x - 3) = 0\nx = 2 or x = 3", [0, 1, 1]),
+        ("", "x^2 - 5x + 6 = 0\nx = 2", [0, 0]),  # one root of two: a branch, not an error
+        ("If x + y = 10 and x - y = 2, find x.", "2x = 12\nx = 6\ny = 4", [1, 1, 1]),
+        ("", "(x+1)^2 = x^2 + 2x + 1\n(x+1)^2 = x^2 + 1", [1, -1]),
+        ("", "(x + 1)^2 - 1 = x^2 + 2x + 1 - 1\n= x^2 + 2x\n= x^2 + 2", [1, 1, -1]),
+        ("", "Let a = 3.\nThen b = a + 4 = 7.\nb - a = 5", [0, 1, -1]),
+        ("", "y = 2(3) + 1 = 7\ny^2 = 49\ny^2 = 50", [1, 1, -1]),
+    ],
+)
+def test_algebra(prompt: str, completion: str, expected: list[int]) -> None:
+    assert [v for _, v in values(prompt, completion)] == expected
+
+
+@pytest.mark.parametrize(
+    ("completion", "expected"),
+    [
+        ("$\\frac{1}{2} + \\frac{1}{3} = \\frac{5}{6}$", 1),
+        ("$\\sqrt{8} = 2\\sqrt{2}$", 1),
+        ("\\[ 100 \\div 4 = 20 \\]", -1),
+        ("1/3 = 0.33", 1),
+        ("1/4 = 0.4", -1),
+        ("sqrt(2) ≈ 1.414", 1),
+        ("7 > 3", 1),
+        ("2 < 1", -1),
+        ("2 + 3 = 5 apples", 1),
+        ("1,000 + 2,000 = 3,000", 1),
+        ("3 * $2.50 = $7.50", 1),
+        ("Weng earns 12/60 = $0.2 per minute.", 1),
+        ("- 9 - 4 = 5", 1),  # a list marker, not a minus
+        ("**Result:** 7 + 8 = 15", 1),
+        ("17 mod 5 = 2", 0),  # the run after "mod" lost its left operand
+        ("There are 10 choose 3 = 120 ways.", 0),
+        ("The meeting was on 2024-03-15.", 0),
+        ("Time: 3:45 pm.", 0),
+        ("", None),
+    ],
+)
+def test_decoy_formatting(completion: str, expected: int | None) -> None:
+    got = values("", completion)
+    assert [v for _, v in got] == ([] if expected is None else [expected])
+
+
+def test_spans_are_steps_and_meta_names_the_failed_claim() -> None:
+    completion = "  Step 1: 2 + 2 = 4\nStep 2: 3 * 3 = 10\n\nStep 3: done"
+    spans = check_steps(PARAMS, "", completion)
+    assert [completion[s:e] for s, e, _, _ in spans] == [
+        "Step 1: 2 + 2 = 4",
+        "Step 2: 3 * 3 = 10",
+        "Step 3: done",
+    ]
+    assert [v for _, _, v, _ in spans] == [1.0, -1.0, 0.0]
+    assert spans[1][3]["failed"] == "3 * 3 = 10: 9 != 10"
+    assert spans[2][3]["status"] == "no claim"
+
+
+def test_step_split_modes() -> None:
+    text = "a\nb\n\nStep 1: c\nd\nStep 2: e"
+    assert [p.text for p in split_steps(text, "lines")] == ["a", "b", "Step 1: c", "d", "Step 2: e"]
+    assert [p.text for p in split_steps(text, "markers")] == ["a\nb", "Step 1: c\nd", "Step 2: e"]
+    assert [p.text for p in split_steps(text, "auto")] == ["a\nb", "Step 1: c\nd", "Step 2: e"]
+    assert [p.text for p in split_steps(text, "regex", r"\n\n")] == ["a\nb", "Step 1: c\nd\nStep 2: e"]
+    params = StepsParams(step_split="regex", step_regex=r";")
+    assert [v for _, v in values("", "1+1=2; 2+2=5", params)] == [1, -1]
+
+
+def test_work_caps_per_completion() -> None:
+    params = StepsParams(max_steps=2, max_step_chars=30)
+    spans = check_steps(params, "", "1+1=2\n" + "2+2=4 " * 10 + "\n3+3=7")
+    assert [v for *_, v, _ in spans] == [1.0, 0.0, 0.0]
+    assert spans[1][3]["status"] == "not checked (max_step_chars)"
+    assert spans[2][3]["status"] == "not checked (max_steps)"
+
+
+def test_answer_extraction_defaults_and_pattern() -> None:
+    assert extract_answer("so \\boxed{\\frac{1}{2}} and more").text == "\\frac{1}{2}"
+    assert extract_answer("x\nAnswer: 42\n").text == "42"
+    assert extract_answer("**Final Answer:** The final answer is 60. I hope it is correct.").text == "60"
+    assert extract_answer("A: 14").text == "14"
+    assert extract_answer("The answer is 7.").text == "7"
+    assert extract_answer("no answer here") is None
+    assert extract_answer("ans=5; ans=6", r"ans=(\d)").text == "6"
