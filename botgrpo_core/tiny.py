@@ -9,9 +9,11 @@ Two tokenizers:
   yours). Its tokens split multi-byte characters, which is what span alignment must survive; other
   modules use it in their tests.
 
-:func:`build_tiny_model` builds a small Qwen2 causal LM from a :class:`TinyModelSpec`; vLLM and
+:func:`build_tiny_model` builds a small Llama causal LM from a :class:`TinyModelSpec`; vLLM and
 TRL both know the architecture, so the same folder saved with :func:`save_pretrained` serves the
-GPU check. Heavy imports (transformers, tokenizers) happen inside the functions.
+GPU check. (Not Qwen2: transformers 5 loads any qwen2 folder with ``Qwen2Tokenizer``, whatever
+tokenizer was saved, which would silently re-tokenize the character vocabulary.) Heavy imports
+(transformers, tokenizers) happen inside the functions.
 """
 
 from __future__ import annotations
@@ -104,13 +106,13 @@ def byte_level_bpe_tokenizer(
 def build_tiny_model(
     tokenizer: PreTrainedTokenizerFast, spec: TinyModelSpec | None = None, *, seed: int = 0
 ) -> PreTrainedModel:
-    """A small Qwen2 causal LM sized for ``tokenizer``, initialised from ``seed``.
+    """A small Llama causal LM sized for ``tokenizer``, initialised from ``seed``.
 
     The defaults (3 layers, width 64, 4 heads, MLP width 3x) give about 155K parameters with the
     arithmetic alphabet: the size at which the arithmetic task is learned in minutes on one core.
     """
     import torch
-    from transformers import Qwen2Config, Qwen2ForCausalLM
+    from transformers import LlamaConfig, LlamaForCausalLM
 
     from botgrpo_core.run_sections import TinyModelSpec
 
@@ -120,7 +122,7 @@ def build_tiny_model(
             f"model.tiny: hidden_size {spec.hidden_size} is not divisible by num_heads {spec.num_heads}; "
             "pick num_heads dividing hidden_size"
         )
-    config = Qwen2Config(
+    config = LlamaConfig(
         vocab_size=len(tokenizer),
         hidden_size=spec.hidden_size,
         intermediate_size=spec.intermediate_size or 3 * spec.hidden_size,
@@ -136,7 +138,7 @@ def build_tiny_model(
     )
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(seed)
-        model = Qwen2ForCausalLM(config)
+        model = LlamaForCausalLM(config)
     model.generation_config.pad_token_id = tokenizer.pad_token_id
     model.generation_config.eos_token_id = tokenizer.eos_token_id
     model.generation_config.bos_token_id = tokenizer.eos_token_id
@@ -150,6 +152,17 @@ def save_pretrained(model: PreTrainedModel, tokenizer: PreTrainedTokenizerFast, 
     model.save_pretrained(path)
     tokenizer.save_pretrained(path)
     return path
+
+
+def load_tokenizer(path: str | Path) -> PreTrainedTokenizerFast:
+    """Load a tokenizer saved by :func:`save_pretrained` exactly as it was built.
+
+    ``AutoTokenizer`` may substitute the architecture's registered tokenizer class (transformers 5
+    does so for every ``qwen2`` folder), which re-tokenizes a character vocabulary; this never does.
+    """
+    from transformers import PreTrainedTokenizerFast
+
+    return PreTrainedTokenizerFast.from_pretrained(str(path))
 
 
 def count_parameters(model: PreTrainedModel) -> int:

@@ -244,10 +244,14 @@ def load_model(config: RunConfig, source: str) -> tuple[Any, Any]:
     kwargs: dict[str, Any] = {"dtype": dtype, "trust_remote_code": model_cfg.trust_remote_code}
     if model_cfg.attn_implementation:
         kwargs["attn_implementation"] = model_cfg.attn_implementation
-    tokenizer_source = (
-        model_cfg.tokenizer if model_cfg.tokenizer and model_cfg.name_or_path != "tiny" else source
-    )
-    tokenizer = AutoTokenizer.from_pretrained(tokenizer_source, trust_remote_code=model_cfg.trust_remote_code)
+    if model_cfg.name_or_path == "tiny":
+        from botgrpo_core.tiny import load_tokenizer
+
+        tokenizer = load_tokenizer(source)  # exactly the tokenizer built in code (see tiny.load_tokenizer)
+    else:
+        tokenizer = AutoTokenizer.from_pretrained(
+            model_cfg.tokenizer or source, trust_remote_code=model_cfg.trust_remote_code
+        )
     if tokenizer.pad_token is None:
         tokenizer.pad_token = tokenizer.eos_token
     tokenizer.padding_side = "left"
@@ -351,7 +355,6 @@ def grpo_args(config: RunConfig, preset: Preset, output_dir: Path) -> Any:
         "seed": t.seed,
         "use_cpu": use_cpu,
         "bf16": e.bf16,
-        "gradient_checkpointing": e.gradient_checkpointing,
         "report_to": "none",
         "disable_tqdm": True,
         "log_completions": False,
@@ -365,6 +368,11 @@ def grpo_args(config: RunConfig, preset: Preset, output_dir: Path) -> Any:
     if e.vllm_server_base_url:
         kwargs["vllm_server_base_url"] = e.vllm_server_base_url
     known = {f.name for f in dataclasses.fields(GRPOConfig)}
+    # transformers >= 5 renamed gradient_checkpointing (TRL defaults the old name to True)
+    checkpointing = (
+        "activation_checkpointing" if "activation_checkpointing" in known else "gradient_checkpointing"
+    )
+    kwargs[checkpointing] = e.gradient_checkpointing
     unknown = sorted(set(e.trl_args) - known)
     if unknown:
         raise TrainingSetupError(

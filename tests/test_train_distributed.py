@@ -1,0 +1,70 @@
+"""2 CPU processes (gloo) give the same advantages and metrics as 1 process on the same batch."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+from train_fixtures import DIST_COMPLETIONS, arith_plugin, build_trainer, dist_config, dist_results, parse  # noqa: F401
+
+from botgrpo_core.tasks import get_task
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_two_processes_match_one(tmp_path, arith_plugin):  # noqa: F811
+    config = parse(dist_config(tmp_path))
+    trainer, tokenizer, _ = build_trainer(config)  # also writes the tiny model the workers load
+    rows = get_task("arithmetic").train_rows(3, seed=7)
+    single = dist_results(trainer, tokenizer, rows, 0, len(DIST_COMPLETIONS))
+
+    env = {
+        **os.environ,
+        "OMP_NUM_THREADS": "1",
+        "PYTHONPATH": os.pathsep.join([str(Path(__file__).parent), *sys.path]),
+    }
+    for key in ("RANK", "WORLD_SIZE", "LOCAL_RANK", "MASTER_ADDR", "MASTER_PORT"):
+        env.pop(key, None)
+    cmd = [
+        sys.executable,
+        "-m",
+        "torch.distributed.run",
+        "--nproc_per_node=2",
+        "--master_addr=127.0.0.1",
+        f"--master_port={_free_port()}",
+        str(Path(__file__).parent / "dist_worker.py"),
+        str(tmp_path),
+    ]
+    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    ranks = [torch.load(tmp_path / f"rank{r}.pt", weights_only=False) for r in range(2)]
+
+    per = len(DIST_COMPLETIONS) // 2
+    assert per % 4 != 0  # a group spans both processes: the gather is really needed
+    for preset, ref in single.items():
+        for r, part in enumerate(ranks):
+            got = part[preset]
+            rows_ = slice(r * per, (r + 1) * per)
+            width = got["advantages"].shape[1]
+            assert torch.equal(got["mask"], ref["mask"][rows_, :width])
+            assert not ref["mask"][rows_, width:].any()
+            torch.testing.assert_close(
+                got["advantages"], ref["advantages"][rows_, :width], rtol=1e-6, atol=1e-6
+            )
+            assert torch.equal(got["keep_group"], ref["keep_group"][rows_])
+            assert got["metrics"].keys() == ref["metrics"].keys()
+            for key, value in ref["metrics"].items():
+                assert got["metrics"][key] == pytest.approx(value, rel=1e-6, abs=1e-9, nan_ok=True), (
+                    preset,
+                    key,
+                )
+        assert ref["advantages"].abs().max() > 0.1  # not a vacuous comparison

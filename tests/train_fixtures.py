@@ -1,0 +1,251 @@
+"""Shared pieces of the training tests: in-process arithmetic signals and small run configs.
+
+The signals are a real pluggy plugin (``test_arith``) registered with the process-wide plugin manager,
+so the trainer loads them exactly as it loads an installed plugin. They score in the trainer's process
+(no worker pool), which keeps the many short training runs of the tests fast.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pydantic import BaseModel, ConfigDict
+
+import botgrpo_core
+from botgrpo_core.signals import Sample, SignalSpec, Span
+
+_STEP = re.compile(r"^(\d+)([+-])(\d+)=(\d+)$")
+_ANSWER = re.compile(r"^A: (\d+)$", re.MULTILINE)
+
+
+class NoParams(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class StepScorer:
+    """Local: each ``a+b=c`` line gets +1 when true, -1 when false (a span over the line)."""
+
+    def __init__(self, params: NoParams) -> None:
+        self.params = params
+
+    def score(self, samples: Sequence[Sample]) -> list[list[Span]]:
+        out = []
+        for sample in samples:
+            spans, pos = [], 0
+            for line in sample.completion.split("\n"):
+                m = _STEP.match(line)
+                if m:
+                    a, op, b, c = int(m[1]), m[2], int(m[3]), int(m[4])
+                    ok = (a + b if op == "+" else a - b) == c
+                    spans.append(Span(pos, pos + len(line), 1.0 if ok else -1.0))
+                pos += len(line) + 1
+            out.append(spans)
+        return out
+
+
+class AnswerScorer:
+    """Global: 1 when the last ``A: n`` line equals ``row['answer']``."""
+
+    def __init__(self, params: NoParams) -> None:
+        self.params = params
+
+    def score(self, samples: Sequence[Sample]) -> list[float]:
+        out = []
+        for sample in samples:
+            found = _ANSWER.findall(sample.completion)
+            out.append(1.0 if found and found[-1] == str(sample.row["answer"]) else 0.0)
+        return out
+
+
+class DigitScorer:
+    """Global: the share of digits among the completion's characters (spread even for a random model)."""
+
+    def __init__(self, params: NoParams) -> None:
+        self.params = params
+
+    def score(self, samples: Sequence[Sample]) -> list[float]:
+        return [sum(c.isdigit() for c in s.completion) / max(len(s.completion), 1) for s in samples]
+
+
+class DigitSpanScorer:
+    """Local: every run of digits gets +1 (token-level variation even for a random model)."""
+
+    def __init__(self, params: NoParams) -> None:
+        self.params = params
+
+    def score(self, samples: Sequence[Sample]) -> list[list[Span]]:
+        return [[Span(m.start(), m.end(), 1.0) for m in re.finditer(r"\d+", s.completion)] for s in samples]
+
+
+class ArithPlugin:
+    """The ``test_arith`` plugin object."""
+
+    @botgrpo_core.hookimpl
+    def botgrpo_register_signals(self, register: Callable[[SignalSpec], None]) -> None:
+        register(SignalSpec("test_arith.steps", "local", (-1.0, 1.0), StepScorer, NoParams))
+        register(
+            SignalSpec(
+                "test_arith.answer", "global", (0.0, 1.0), AnswerScorer, NoParams, required_fields=("answer",)
+            )
+        )
+        register(SignalSpec("test_arith.digits", "global", (0.0, 1.0), DigitScorer, NoParams))
+        register(SignalSpec("test_arith.digit_spans", "local", (0.0, 1.0), DigitSpanScorer, NoParams))
+
+
+@pytest.fixture
+def arith_plugin(plugin_manager: Any) -> Iterator[Any]:
+    """A fresh plugin manager with ``test_arith`` registered."""
+    plugin_manager.register(ArithPlugin(), name="test_arith", distribution="botgrpo-tests")
+    yield plugin_manager
+
+
+def run_dict(output_dir: Path, **sections: dict[str, Any]) -> dict[str, Any]:
+    """A small run file (as a mapping): tiny model, arithmetic task, test signals, a few steps."""
+    base: dict[str, Any] = {
+        "model": {"name_or_path": "tiny", "tiny": {"hidden_size": 32, "num_layers": 1, "num_heads": 2}},
+        "data": {"source": "task", "task": "arithmetic", "train_size": 64, "eval_size": 8},
+        "algorithm": {"preset": "bot-grpo"},
+        "rewards": {
+            "alpha": 1.0,
+            "beta": 0.25,
+            "signals": [{"name": "test_arith.digits"}, {"name": "test_arith.steps"}],
+        },
+        "training": {
+            "steps": 2,
+            "prompts_per_step": 2,
+            "group_size": 4,
+            "max_new_tokens": 12,
+            "learning_rate": 1e-3,
+            "output_dir": str(output_dir),
+            "eval_every": 0,
+            "eval_greedy": False,
+            "plots": False,
+        },
+        "engine": {"device": "cpu"},
+    }
+    for name, values in sections.items():
+        base[name] = {**base.get(name, {}), **values}
+    return base
+
+
+def parse(data: dict[str, Any]) -> Any:
+    """Validate a run mapping (signals checked against the current plugin manager)."""
+    from botgrpo_core.config import parse_config
+
+    return parse_config(data, source="<test>")
+
+
+def build_trainer(config: Any, **trainer_kwargs: Any) -> tuple[Any, Any, list[dict[str, Any]]]:
+    """``(trainer, tokenizer, trainer rows)`` for a run config, built the way `run_training` builds them."""
+    import datasets
+
+    from botgrpo_core.train import (
+        build_mixture,
+        grpo_args,
+        load_data,
+        load_model,
+        prepare_model_dir,
+        resolve_preset,
+        to_trainer_rows,
+    )
+    from botgrpo_core.trainer import BoTGRPOTrainer
+
+    preset = resolve_preset(config)
+    mixture = build_mixture(config)
+    run_data = load_data(config)
+    out = Path(config.training.output_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    model, tokenizer = load_model(config, prepare_model_dir(config, run_data, log=lambda m: None))
+    rows = to_trainer_rows(run_data.train, config)
+    trainer = BoTGRPOTrainer(
+        model,
+        grpo_args(config, preset, out),
+        mixture=mixture,
+        preset=preset,
+        train_dataset=datasets.Dataset.from_list(rows),
+        processing_class=tokenizer,
+        **trainer_kwargs,
+    )
+    return trainer, tokenizer, rows
+
+
+def group_inputs(rows: Sequence[dict[str, Any]], num_prompts: int, group_size: int) -> list[dict[str, Any]]:
+    """A generation batch as TRL's sampler lays it out: each prompt repeated ``group_size`` times."""
+    return [dict(row) for row in rows[:num_prompts] for _ in range(group_size)]
+
+
+#: A fixed batch for the distributed test: 3 groups of 4 rollouts of the first 3 task prompts.
+#: Correct and wrong steps, wrong answers, different lengths, one empty completion.
+DIST_COMPLETIONS = [
+    "{s}\nA: {a}",
+    "{s}\nA: 99",
+    "",
+    "1+1=3\nA: {a}",
+    "{s}\nA: {a}",
+    "{s}\nA: {a}",
+    "{s}\nA: {a}",
+    "{s}\nA: {a}",
+    "7+1=8\n8+1=10\nA: 0",
+    "{s}\nA: {a}",
+    "{s}",
+    "5-1=4\nA: {a}",
+]
+DIST_GROUP = 4
+
+
+def dist_batch(
+    tokenizer: Any, rows: Sequence[dict[str, Any]]
+) -> tuple[list[str], list[list[int]], list[dict[str, Any]]]:
+    """``(prompts, completion ids (with EOS), row fields)`` of the fixed batch, from the task rows."""
+    from botgrpo_core.tasks import ArithmeticTask
+
+    prompts, ids, fields = [], [], []
+    for i, template in enumerate(DIST_COMPLETIONS):
+        row = rows[i // DIST_GROUP]
+        solution = ArithmeticTask.solution(ArithmeticTask.parse_row(row)).rsplit("\nA:", 1)[0]
+        text = template.format(s=solution, a=row["answer"])
+        prompts.append(row["prompt"])
+        ids.append(tokenizer(text, add_special_tokens=False)["input_ids"] + [tokenizer.eos_token_id])
+        fields.append({k: v for k, v in row.items() if k != "prompt"})
+    return prompts, ids, fields
+
+
+def dist_results(
+    trainer: Any, tokenizer: Any, rows: Sequence[dict[str, Any]], start: int, stop: int
+) -> dict[str, Any]:
+    """Advantages and metrics of rows ``[start, stop)`` of the fixed batch, for each advantage code path."""
+    from botgrpo_core.mixture import make_samples
+    from botgrpo_core.presets import PRESETS
+
+    prompts, ids, fields = dist_batch(tokenizer, rows)
+    samples = make_samples(tokenizer, prompts[start:stop], ids[start:stop], fields[start:stop])
+    mix = trainer.mixture.score_batch(samples)
+    success = trainer._success(mix, samples)
+    out: dict[str, Any] = {}
+    for preset in ("bot-grpo", "grpo", "process"):  # moments gather, outcome path, (B, T) gather
+        trainer.preset = PRESETS[preset]
+        trainer._options = dict(PRESETS[preset].estimator_options)
+        adv, table, keep = trainer.token_advantages(mix.token_rewards, mix.mask, mix, success)
+        out[preset] = {
+            "advantages": adv,
+            "mask": mix.mask,
+            "keep_group": keep,
+            "metrics": trainer.batch_metrics(table, adv, mix.mask),
+        }
+    return out
+
+
+def dist_config(output_dir: Path) -> dict[str, Any]:
+    return run_dict(
+        output_dir,
+        rewards={
+            "alpha": 1.0,
+            "beta": 0.4,
+            "signals": [{"name": "test_arith.answer"}, {"name": "test_arith.steps"}],
+        },
+        training={"prompts_per_step": 2, "group_size": DIST_GROUP},
+    )
