@@ -35,6 +35,13 @@ class _Common(BaseModel):
     )
     workers: int = Field(2, ge=1, le=64, description="checker processes")
     timeout_s: float = Field(5.0, gt=0, description="hard time limit per completion (the worker is killed)")
+    chunk_size: int = Field(
+        8,
+        ge=1,
+        le=256,
+        description="completions per worker task (fewer pipe round trips); a chunk that fails or times "
+        "out is re-run one completion per task, so a bad completion still costs only its own result",
+    )
     memory_mb: int = Field(1024, ge=64, description="memory headroom per checker process (RLIMIT_AS)")
     seed: int = Field(0, description="seed of the random substitution points (per completion, reproducible)")
     limits: Limits = Field(default_factory=Limits, description="caps on each parsed expression")

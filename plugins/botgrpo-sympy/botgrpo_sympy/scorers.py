@@ -38,6 +38,31 @@ class _PoolScorer:
             initargs=(self.kind, params.model_dump(), os.environ.get(TRIPWIRE_ENV) or None),
         )
 
+    def run(self, items: Sequence[Any]) -> list[Any]:
+        """One result per item (or a ``SampleError``), in order.
+
+        Items travel ``chunk_size`` to a task (one pipe round trip per chunk instead of per
+        completion). A chunk that times out, runs out of memory or crashes is re-run one item per
+        task, so the per-completion time limit and failure isolation hold: only the bad
+        completion loses its result (the good ones of its chunk cost one extra run).
+        """
+        from botgrpo_sympy.worker import ITEM_ERROR
+
+        size = self.params.chunk_size
+        chunks = [list(items[i : i + size]) for i in range(0, len(items), size)]
+        results: list[Any] = []
+        for chunk, out in zip(chunks, self.pool.map(chunks), strict=True):
+            if isinstance(out, SampleError) and len(chunk) > 1:
+                singles = self.pool.map([[item] for item in chunk])
+                out = [o if isinstance(o, SampleError) else o[0] for o in singles]
+            elif isinstance(out, SampleError):
+                out = [out]
+            results += out
+        return [
+            SampleError(r[1]) if isinstance(r, tuple) and len(r) == 2 and r[0] == ITEM_ERROR else r
+            for r in results
+        ]
+
     def close(self) -> None:
         """Stop the checker processes."""
         self.pool.close()
@@ -67,7 +92,7 @@ class AnswerScorer(_PoolScorer):
                 continue
             items.append((sample.completion, str(sample.row[field])))
             where.append(i)
-        for i, out in zip(where, self.pool.map(items), strict=True):
+        for i, out in zip(where, self.run(items), strict=True):
             results[i] = out if isinstance(out, SampleError) else float(out[0])
         return results
 
@@ -75,7 +100,7 @@ class AnswerScorer(_PoolScorer):
         """Like ``score`` but with the reason for each value (for ``botgrpo score`` and the scripts)."""
         field = self.params.reference_field
         items = [(s.completion, str(s.row.get(field, ""))) for s in samples]
-        return list(self.pool.map(items))
+        return self.run(items)
 
 
 class StepsScorer(_PoolScorer):
@@ -84,4 +109,4 @@ class StepsScorer(_PoolScorer):
     kind = "steps"
 
     def score(self, samples: Sequence[Sample]) -> list[list[Span] | SampleError]:
-        return list(self.pool.map([(s.prompt, s.completion) for s in samples]))
+        return self.run([(s.prompt, s.completion) for s in samples])

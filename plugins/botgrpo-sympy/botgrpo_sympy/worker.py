@@ -144,20 +144,43 @@ def init_worker(kind: str, params_data: dict[str, Any], tripwire_log: str | None
     install_tripwires(tripwire_log)
 
 
-def answer_task(item: tuple[str, str]) -> tuple[float, dict[str, Any]]:
-    """``(completion, reference) -> (value, meta)`` in a checker process."""
+#: A per-item failure inside a chunk: ``(ITEM_ERROR, message)`` (the parent turns it into a SampleError).
+ITEM_ERROR = "__botgrpo_sympy_item_error__"
+
+
+def _each(items: list[Any], one: Any) -> list[Any]:
+    """Run ``one`` on every item of a chunk; an exception costs only its own item.
+
+    ``MemoryError`` is not caught: the pool must see it and replace the worker (its heap may be
+    fragmented past the limit); the scorer then re-runs the chunk's items one by one.
+    """
+    out = []
+    for item in items:
+        try:
+            out.append(one(item))
+        except MemoryError:
+            raise
+        except Exception as exc:
+            out.append((ITEM_ERROR, f"{type(exc).__name__}: {exc}"[:500]))
+    return out
+
+
+def answer_task(items: list[tuple[str, str]]) -> list[tuple[float, dict[str, Any]]]:
+    """``[(completion, reference)] -> [(value, meta)]`` in a checker process."""
     from botgrpo_sympy.answer import check_answer
 
-    completion, reference = item
-    return check_answer(_CONFIG["params"], completion, reference)
+    params = _CONFIG["params"]
+    return _each(items, lambda item: check_answer(params, item[0], item[1]))
 
 
-def steps_task(item: tuple[str, str]) -> list[Span]:
-    """``(prompt, completion) -> spans`` in a checker process."""
+def steps_task(items: list[tuple[str, str]]) -> list[list[Span]]:
+    """``[(prompt, completion)] -> [spans]`` in a checker process."""
     from botgrpo_sympy.steps import check_steps
 
-    prompt, completion = item
-    return [Span(s, e, v, meta) for s, e, v, meta in check_steps(_CONFIG["params"], prompt, completion)]
+    params = _CONFIG["params"]
+    return _each(
+        items, lambda item: [Span(s, e, v, meta) for s, e, v, meta in check_steps(params, item[0], item[1])]
+    )
 
 
 def guard_selftest(_: Any = None) -> str:

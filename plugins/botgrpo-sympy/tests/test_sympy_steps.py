@@ -5,7 +5,9 @@ from __future__ import annotations
 import pytest
 from botgrpo_sympy.params import StepsParams
 from botgrpo_sympy.segments import extract_answer, split_steps
-from botgrpo_sympy.steps import check_steps
+from botgrpo_sympy.steps import StepChecker, check_steps
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 PARAMS = StepsParams()
 
@@ -130,3 +132,18 @@ def test_answer_extraction_defaults_and_pattern() -> None:
     assert extract_answer("The answer is 7.").text == "7"
     assert extract_answer("no answer here") is None
     assert extract_answer("ans=5; ans=6", r"ans=(\d)").text == "6"
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    a=st.integers(0, 10**6),
+    b=st.integers(0, 10**6),
+    op=st.sampled_from("+-*"),
+    c=st.integers(-(10**6), 10**12),
+)
+def test_fast_arithmetic_path_equals_the_general_path(a: int, b: int, op: str, c: int) -> None:
+    completion = f"{a}{op}{b}={c}\n{c}{op}{b}={a}\nA: {c}"
+    fast, slow = StepChecker(PARAMS, "Q:", completion), StepChecker(PARAMS, "Q:", completion)
+    steps = split_steps(completion)
+    assert [fast._check_step(s) for s in steps] == [slow._span(s, slow._claims_of(s)) for s in steps]
+    assert fast.state.last_value == slow.state.last_value and fast.state.seen == slow.state.seen

@@ -1,0 +1,155 @@
+"""Throughput of sympy.steps and sympy.answer with their worker pools, against math-verify, same run.
+
+Workloads:
+- ``demo``: batches of 64 completions in the demo task's format (``17+5=22`` / ``22-8=14`` / ``A: 14``,
+  2-4 operands, 30% wrong steps), the RL loop's per-step scoring batch;
+- ``labelled``: every completion of ``data/steps_labelled.jsonl`` (algebra, equations, LaTeX, prose);
+- ``answers``: the 510 pairs of ``data/answer_pairs.jsonl`` as ``The final answer is $\\boxed{...}$``.
+
+For each: the pool (``workers`` processes, started and warmed before timing; start-up reported
+separately), the same checker in this process on one core (no pool: the pool's overhead is the
+ratio), and for answers math-verify's ``verify(parse(gold), parse(pred))`` per comparison, in this
+process. Ratios are printed against math-verify measured in the same run.
+
+Run: ``python plugins/botgrpo-sympy/scripts/throughput.py [--workers 2] [--rounds 5]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import time
+from pathlib import Path
+
+from botgrpo_sympy.answer import check_answer
+from botgrpo_sympy.params import AnswerParams, StepsParams
+from botgrpo_sympy.plugin import ANSWER, STEPS
+from botgrpo_sympy.steps import check_steps
+
+from botgrpo_core.signals import Sample
+
+DATA = Path(__file__).resolve().parent.parent / "data"
+
+
+def demo_batch(rng: random.Random, size: int = 64) -> list[Sample]:
+    samples = []
+    for _ in range(size):
+        running = rng.randint(1, 20)
+        ops = [(rng.choice("+-"), rng.randint(1, 9)) for _ in range(rng.randint(1, 3))]
+        prompt = f"Q: {running}" + "".join(f"{s}{b}" for s, b in ops) + "="
+        lines = []
+        for sign, b in ops:
+            value = running + b if sign == "+" else running - b
+            if rng.random() < 0.3:
+                value += rng.choice([1, -1, 10])
+            lines.append(f"{running}{sign}{b}={value}")
+            running = value
+        lines.append(f"A: {running}")
+        samples.append(Sample(prompt=prompt, completion="\n".join(lines), row={"answer": str(running)}))
+    return samples
+
+
+def _count_steps(samples: list[Sample]) -> int:
+    return sum(len([line for line in s.completion.split("\n") if line.strip()]) for s in samples)
+
+
+def timed(fn, rounds: int) -> float:
+    """Best-of-``rounds`` wall time of ``fn()`` (the machine is shared: the best run is the least disturbed)."""
+    best = float("inf")
+    for _ in range(rounds):
+        start = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--rounds", type=int, default=5)
+    args = parser.parse_args()
+    rng = random.Random(0)
+    demo = demo_batch(rng)
+    records = [json.loads(line) for line in (DATA / "steps_labelled.jsonl").read_text().splitlines()]
+    labelled = [
+        Sample(prompt=r["prompt"], completion="\n".join(s["text"] for s in r["steps"])) for r in records
+    ]
+    pairs = [json.loads(line) for line in (DATA / "answer_pairs.jsonl").read_text().splitlines()]
+    answers = [
+        Sample(
+            prompt="", completion=f"The final answer is $\\boxed{{{p['pred']}}}$.", row={"answer": p["gold"]}
+        )
+        for p in pairs
+    ]
+    steps_params = StepsParams(workers=args.workers, step_split="lines")
+    answer_params = AnswerParams(workers=args.workers)
+
+    start = time.perf_counter()
+    steps_scorer = STEPS.make_scorer(steps_params)
+    steps_scorer.score(demo[:1])
+    steps_start = time.perf_counter() - start
+    start = time.perf_counter()
+    answer_scorer = ANSWER.make_scorer(answer_params)
+    answer_scorer.score(answers[:1])
+    answer_start = time.perf_counter() - start
+    # Warm the per-process caches (ANTLR DFA, reference parses) as a long run would have them.
+    steps_scorer.score(labelled)
+    answer_scorer.score(answers)
+
+    rows = []
+    try:
+        n_demo, n_lab = _count_steps(demo), _count_steps(labelled)
+        t = timed(lambda: steps_scorer.score(demo), args.rounds)
+        rows.append(("sympy.steps demo, pool", n_demo / t, f"{t * 1000:.1f} ms per batch of 64 completions"))
+        t1 = timed(lambda: [check_steps(steps_params, s.prompt, s.completion) for s in demo], args.rounds)
+        rows.append(("sympy.steps demo, 1 core no pool", n_demo / t1, f"{t1 * 1000:.1f} ms per batch of 64"))
+        t = timed(lambda: steps_scorer.score(labelled), max(1, args.rounds // 2))
+        rows.append(
+            ("sympy.steps labelled set, pool", n_lab / t, f"{len(labelled)} completions, {n_lab} steps")
+        )
+        t1 = timed(lambda: [check_steps(steps_params, s.prompt, s.completion) for s in labelled], 1)
+        rows.append(("sympy.steps labelled set, 1 core no pool", n_lab / t1, ""))
+        t = timed(lambda: answer_scorer.score(answers), max(1, args.rounds // 2))
+        ours_rate = len(answers) / t
+        rows.append(("sympy.answer, pool", ours_rate, f"{len(answers)} pairs"))
+        t1 = timed(lambda: [check_answer(answer_params, s.completion, s.row["answer"]) for s in answers], 1)
+        rows.append(("sympy.answer, 1 core no pool", len(answers) / t1, ""))
+        t = timed(lambda: answer_scorer.score(demo), args.rounds)
+        rows.append(("sympy.answer demo, pool", len(demo) / t, f"{t * 1000:.1f} ms per batch of 64"))
+    finally:
+        steps_scorer.close()
+        answer_scorer.close()
+
+    mv_rate = None
+    try:
+        from math_verify import parse, verify
+
+        def run_mv() -> None:
+            for s in answers:
+                verify(parse(f"$\\boxed{{{s.row['answer']}}}$"), parse(s.completion))
+
+        run_mv()  # warm-up, like ours
+        t = timed(run_mv, 1)
+        mv_rate = len(answers) / t
+        rows.append(
+            ("math-verify, 1 core (in process)", mv_rate, f"{t / len(answers) * 1000:.2f} ms per comparison")
+        )
+    except ImportError:
+        print("math-verify is not installed (pip install 'botgrpo-sympy[eval]'): no reference rate")
+
+    print(
+        f"pool start-up incl. warm-up: sympy.steps {steps_start:.1f} s, sympy.answer {answer_start:.1f} s "
+        f"({args.workers} workers)\n"
+    )
+    print("| what | per second | note |")
+    print("|---|---|---|")
+    for name, rate, note in rows:
+        unit = "answers" if "answer" in name or "math-verify" in name else "steps"
+        print(f"| {name} | {rate:,.0f} {unit}/s | {note} |")
+    if mv_rate:
+        print(f"\nsympy.answer (pool) / math-verify: {ours_rate / mv_rate:.1f}x answers per second")
+
+
+if __name__ == "__main__":
+    main()
