@@ -305,6 +305,16 @@ def resolve_preset(config: RunConfig) -> Preset:
     return preset
 
 
+def sharded_parameters() -> bool:
+    """Whether ``accelerate launch`` set up DeepSpeed ZeRO-3 or FSDP (parameters split over processes)."""
+    env = os.environ
+    zero3 = (
+        env.get("ACCELERATE_USE_DEEPSPEED", "").lower() == "true"
+        and env.get("ACCELERATE_DEEPSPEED_ZERO_STAGE") == "3"
+    )
+    return zero3 or env.get("ACCELERATE_USE_FSDP", "").lower() == "true"
+
+
 def world_size() -> int:
     return int(os.environ.get("WORLD_SIZE", "1"))
 
@@ -700,6 +710,12 @@ def run_training(
         needed[f"signal {signal!r}"] = fields
     check_rows(run_data.train, needed, f"data ({run_data.source})")
     check_rows(run_data.eval, needed, f"held-out data ({run_data.source})")
+    if run_data.eval and sharded_parameters():
+        raise TrainingSetupError(
+            "data.eval_size: held-out evaluation generates on the main process, which cannot work when "
+            "DeepSpeed ZeRO-3 or FSDP shards the parameters; set data.eval_size: 0 and evaluate "
+            "final_model/ after training (docs/scaling.md)"
+        )
     last_checkpoint = _prepare_output_dir(output_dir, resume) if is_main else None
     if not is_main and resume:
         from transformers.trainer_utils import get_last_checkpoint
@@ -737,6 +753,7 @@ def run_training(
         preset=preset,
         success_fn=success_fn,
         dynamic_sampling_rounds=config.training.dynamic_sampling_rounds,
+        log_fn=log,
         train_dataset=datasets.Dataset.from_list(train_rows),
         processing_class=tokenizer,
         callbacks=[*_callbacks(ctx), *callbacks],

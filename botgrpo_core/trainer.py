@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 import random
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -115,6 +116,7 @@ class BoTGRPOTrainer(GRPOTrainer):
     :param success_fn: ``success_fn(row, completion) -> bool`` for the task-success metric; by default a
         rollout succeeds when every global signal with a positive weight is at its upper bound.
     :param dynamic_sampling_rounds: most extra generation rounds per step when ``preset.dynamic_sampling``.
+    :param log_fn: where warnings go (default: stderr), e.g. a signal failing on most of a batch.
     :param kwargs: passed to ``GRPOTrainer`` (``train_dataset``, ``processing_class``, ``callbacks``...).
     """
 
@@ -127,6 +129,7 @@ class BoTGRPOTrainer(GRPOTrainer):
         preset: Preset,
         success_fn: Callable[[Mapping[str, Any], str], bool] | None = None,
         dynamic_sampling_rounds: int = 4,
+        log_fn: Callable[[str], None] | None = None,
         **kwargs: Any,
     ) -> None:
         check_trl_args(args, preset)
@@ -138,6 +141,8 @@ class BoTGRPOTrainer(GRPOTrainer):
         self._pending_rewards: list[float | None] = []
         self._success_bound = self._max_outcome(mixture)
         self.last_advantages: torch.Tensor | None = None  # valid-token advantages of the last batch (plots)
+        self.log_fn = log_fn or (lambda message: print(message, file=sys.stderr, flush=True))
+        self._warned: dict[str, int] = {}
         options = dict(preset.estimator_options)
         self._options = options
         super().__init__(model=model, reward_funcs=[self._make_reward_fn()], args=args, **kwargs)
@@ -173,6 +178,7 @@ class BoTGRPOTrainer(GRPOTrainer):
         texts = [_prompt_text(p) for p in prompts]
         samples = make_samples(self.processing_class, texts, completion_ids_list, rows)
         mix = self.mixture.score_batch(samples)
+        self._warn_failing_signals(mix)
         self._pending = (mix, samples)
         moments = rollout_moments(mix.token_rewards, mix.mask, nan_policy="mask")
         self._pending_rewards[:] = [
@@ -190,6 +196,24 @@ class BoTGRPOTrainer(GRPOTrainer):
             out = self._dynamic_sampling(out, len(inputs))
         out.pop("_keep_group", None)
         return out
+
+    def _warn_failing_signals(self, mix: MixtureOutput) -> None:
+        """Say so (once per signal and 50 steps) when a signal fails on most of a batch: its reward is then
+        mostly the on_error value and the run learns little, which the curves alone would not explain."""
+        step = self.state.global_step
+        for name, outcome in mix.signals.items():
+            failed = sum(outcome.failed)
+            if not outcome.failed or failed <= len(outcome.failed) // 2:
+                continue
+            if step - self._warned.get(name, -(10**9)) < 50:
+                continue
+            self._warned[name] = step
+            first = next(r for r, f in zip(outcome.results, outcome.failed, strict=True) if f)
+            reason = getattr(first, "reason", "error")
+            self.log_fn(
+                f"warning: signal {name!r} failed on {failed}/{len(outcome.failed)} rollouts at step {step} "
+                f"({reason}: {str(first)[:300]}); see signals/{name}/errors in metrics.jsonl"
+            )
 
     # ---- advantages -------------------------------------------------------------------------------
     def _score_round(self, inputs: list[dict[str, Any]], mode: str) -> dict[str, Any]:

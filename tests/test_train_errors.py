@@ -113,3 +113,19 @@ def test_unknown_trl_argument(tmp_path, arith_plugin):  # noqa: F811
     config = parse(run_dict(tmp_path, engine={"device": "cpu", "trl_args": {"not_a_grpo_arg": 1}}))
     with pytest.raises(TrainingSetupError, match=r"engine\.trl_args: not_a_grpo_arg"):
         run_training(config, **QUIET)
+
+
+def test_a_signal_failing_on_most_rollouts_is_reported(tmp_path, arith_plugin):  # noqa: F811
+    """Not a setup error (one bad sample must never stop a run), but the log says what is wrong."""
+    messages: list[str] = []
+    config = parse(
+        run_dict(
+            tmp_path,
+            rewards={"signals": [{"name": "test_arith.broken"}, {"name": "test_arith.digit_spans"}]},
+            training={"steps": 1},
+        )
+    )
+    run_training(config, progress=False, log=messages.append)
+    warned = [m for m in messages if "test_arith.broken" in m]
+    assert len(warned) == 1
+    assert "failed on 8/8 rollouts" in warned[0] and "no such binary 'mathcheck'" in warned[0]

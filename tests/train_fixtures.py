@@ -81,6 +81,16 @@ class DigitSpanScorer:
         return [[Span(m.start(), m.end(), 1.0) for m in re.finditer(r"\d+", s.completion)] for s in samples]
 
 
+class BrokenScorer:
+    """Global: fails on every sample (a misconfigured or crashed signal)."""
+
+    def __init__(self, params: NoParams) -> None:
+        self.params = params
+
+    def score(self, samples: Sequence[Sample]) -> list[float]:
+        raise RuntimeError("checker crashed: no such binary 'mathcheck'")
+
+
 class ArithPlugin:
     """The ``test_arith`` plugin object."""
 
@@ -94,6 +104,7 @@ class ArithPlugin:
         )
         register(SignalSpec("test_arith.digits", "global", (0.0, 1.0), DigitScorer, NoParams))
         register(SignalSpec("test_arith.digit_spans", "local", (0.0, 1.0), DigitSpanScorer, NoParams))
+        register(SignalSpec("test_arith.broken", "global", (0.0, 1.0), BrokenScorer, NoParams))
 
 
 @pytest.fixture
