@@ -79,7 +79,7 @@ def _top_level_commas(text: str) -> bool:
 
 
 def _scalar(text: str, limits: Limits) -> Any:
-    value = parse_value(text, limits)
+    value = parse_value(text, limits, euler=True)  # "e^2" in an answer is Euler's number, as in LaTeX
     if isinstance(value, sympy.Basic) and value.has(sympy.zoo, sympy.nan):
         raise Undefined("not a number")
     return value

@@ -33,17 +33,20 @@ def _strip_thousands(text: str) -> str:
     return "".join(out)
 
 
-def parse_plain_value(text: str, limits: Limits) -> Any:
+def parse_plain_value(text: str, limits: Limits, *, euler: bool = False) -> Any:
     """Plain text -> Fraction (fast path) or sympy expression. Raises on anything else."""
     parsed = parse_plain(_strip_thousands(text), limits)
     try:
         return fraction_value(parsed, limits)
     except NotRational:
-        return to_sympy(parsed, limits)
+        return to_sympy(parsed, limits, euler=euler)
 
 
-def parse_value(text: str, limits: Limits, *, latex: bool = False) -> Any:
+def parse_value(text: str, limits: Limits, *, latex: bool = False, euler: bool = False) -> Any:
     """An expression (not a relation or a set): Fraction or sympy ``Expr``.
+
+    ``latex`` says the text came from a LaTeX context; text without backslashes or braces is still
+    read by the plain grammar first. ``euler``: a plain ``e`` is Euler's number (final answers).
 
     Raises :class:`Unsupported`, :class:`LimitExceeded` or :class:`Undefined`.
     """
@@ -59,7 +62,7 @@ def parse_value(text: str, limits: Limits, *, latex: bool = False) -> Any:
     # grammar is stricter (2(x+1) is a product, not a function call) and needs no sympy.
     if not _LATEXISH.search(text):
         try:
-            return parse_plain_value(text, limits)
+            return parse_plain_value(text, limits, euler=euler)
         except (LimitExceeded, Undefined):
             raise
         except Unsupported as exc:

@@ -363,8 +363,11 @@ def _exact_call(name: str, args: list[Fraction], limits: Limits) -> Fraction:
 
 
 # --- sympy construction ----------------------------------------------------------------------------------
-def to_sympy(parsed: Parsed, limits: Limits) -> Any:
-    """Build the sympy object for a whitelisted tree, node by node (a ``Tuple`` for tuples)."""
+def to_sympy(parsed: Parsed, limits: Limits, *, euler: bool = False) -> Any:
+    """Build the sympy object for a whitelisted tree, node by node (a ``Tuple`` for tuples).
+
+    ``euler``: read the letter ``e`` as Euler's number (final answers, as in LaTeX), not a variable.
+    """
     import sympy
 
     from botgrpo_sympy import build
@@ -374,6 +377,8 @@ def to_sympy(parsed: Parsed, limits: Limits) -> Any:
             value = _literal(node, parsed.source)
             return sympy.Rational(value.numerator, value.denominator)
         if isinstance(node, ast.Name):
+            if node.id == "e" and euler:
+                return sympy.E
             if node.id == "pi":
                 return sympy.pi
             if node.id in ("oo", "inf", "infinity"):

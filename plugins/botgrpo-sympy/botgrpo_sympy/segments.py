@@ -105,8 +105,9 @@ _WORD_OK = frozenset(
 #: Words that are operators in prose: "17 mod 5 = 2", "10 choose 3 = 120", "half of 10 = 5". A run
 #: right after one has lost its left operand, so it is not a claim.
 _OPERATOR_WORDS = frozenset(
-    ["mod", "modulo", "choose", "times", "plus", "minus", "over", "divided", "by", "of"]
+    ["mod", "modulo", "choose", "times", "plus", "minus", "over", "divided", "by", "of", "..."]
 )
+_ELLIPSIS = re.compile(r"\.\.\.+|…")
 _RUN_TOKEN = re.compile(
     r"""(?P<cmd>\\[A-Za-z]+|\\[{}])
       |(?P<num>\d+(?:\.\d+)?)
@@ -139,6 +140,12 @@ def _runs(text: str, offset: int) -> list[Piece]:
         start = None
 
     while pos < len(text):
+        ellipsis = _ELLIPSIS.match(text, pos)
+        if ellipsis is not None:
+            # "1 + 2 + ... + 100 = 5050": what follows an ellipsis has lost its left part.
+            close()
+            depth, last_word, pos = 0, "...", ellipsis.end()
+            continue
         m = _RUN_TOKEN.match(text, pos)
         if m is None:
             close()

@@ -735,6 +735,50 @@ def answer_pairs(rng: random.Random) -> list[dict]:
     ]
     for cat, gold, pred, label in structured:
         add(cat, gold, pred, label)
+    # Written after the checker was built and measured only (category "heldout"): the honest estimate.
+    heldout = [
+        ("\\frac{\\sqrt{3}}{3}", "\\frac{1}{\\sqrt{3}}", 1),
+        ("\\frac{\\sqrt{3}}{3}", "\\sqrt{3}", 0),
+        ("6\\sqrt{3}", "\\sqrt{108}", 1),
+        ("-\\frac{1}{2}", "-0.5", 1),
+        ("\\frac{5}{12}", "5/12", 1),
+        ("\\frac{5}{12}", "0.4167", 0),
+        ("2^{12}", "4096", 1),
+        ("3^5", "243", 1),
+        ("3^5", "245", 0),
+        ("\\left(\\frac{1}{2}, -3\\right)", "(0.5,-3)", 1),
+        ("(1, -1)", "(-1, 1)", 0),
+        ("\\{-3, 3\\}", "-3, 3", 1),
+        ("\\{-3, 3\\}", "3", 0),
+        ("[2, 5]", "[2,5]", 1),
+        ("(-\\infty, 0)", "x < 0", 1),
+        ("(-\\infty, 0)", "x \\le 0", 0),
+        ("x^2 - 4", "(x-2)(x+2)", 1),
+        ("x^2 - 4", "(x-2)^2", 0),
+        ("\\frac{x+1}{x-1}", "\\frac{1+x}{x-1}", 1),
+        ("2x + 3", "3 + 2x", 1),
+        ("\\pi", "3.14159", 0),
+        ("2\\pi", "\\pi \\cdot 2", 1),
+        ("12", "12.00", 1),
+        ("12", "\\text{12 cm}", 1),
+        ("1000", "1{,}000", 1),
+        ("0", "-0", 1),
+        ("\\sqrt{2}+1", "1+\\sqrt{2}", 1),
+        ("\\frac{1}{\\sqrt{2}-1}", "\\sqrt{2}+1", 1),
+        ("e^2", "e^{2}", 1),
+        ("\\ln 2", "\\log 2", 1),
+        ("\\dfrac{7}{2}", "3\\frac{1}{2}", 1),
+        ("100", "10^2", 1),
+        ("5", "\\boxed{5}", 1),
+        ("-2", "−2", 1),
+        ("\\frac{3}{8}", "0.375", 1),
+        ("y = -x + 4", "y=4-x", 1),
+        ("\\infty", "\\infty", 1),
+        ("(0, 1]", "(0, 1)", 0),
+        ("7", "seven", 1),
+    ]
+    for gold, pred, label in heldout:
+        add("heldout", gold, pred, label)
     return pairs
 
 

@@ -83,6 +83,7 @@ def test_algebra(prompt: str, completion: str, expected: list[int]) -> None:
         ("**Result:** 7 + 8 = 15", 1),
         ("17 mod 5 = 2", 0),  # the run after "mod" lost its left operand
         ("There are 10 choose 3 = 120 ways.", 0),
+        ("The sum 1 + 2 + ... + 100 = 5050", 0),  # the run after an ellipsis lost its left part
         ("The meeting was on 2024-03-15.", 0),
         ("Time: 3:45 pm.", 0),
         ("", None),
