@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import queue
 import socket
 import threading
@@ -209,7 +210,8 @@ class JudgeServer:
 
     def stop(self) -> None:
         self.release.set()
-        self._httpd.shutdown()
+        if self._thread.is_alive():  # shutdown() waits for serve_forever: only when it runs
+            self._httpd.shutdown()
         self._httpd.server_close()
         self._batcher.stop()
 
@@ -438,14 +440,22 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--api-key-env", default=None, help="environment variable holding the required API key"
     )
+    parser.add_argument("--latency-s", type=float, default=0.0, help="extra delay per answer (benchmarks)")
     args = parser.parse_args(argv)
-    import os
 
     torch.set_num_threads(1)
     tokenizer = AutoTokenizer.from_pretrained(args.model)
     model = AutoModelForCausalLM.from_pretrained(args.model).eval()
     key = os.environ.get(args.api_key_env) if args.api_key_env else None
-    server = JudgeServer(model, tokenizer, model_name=args.model, api_key=key, host=args.host, port=args.port)
+    server = JudgeServer(
+        model,
+        tokenizer,
+        model_name=args.model,
+        api_key=key,
+        host=args.host,
+        port=args.port,
+        latency_s=args.latency_s,
+    )
     print(f"serving {args.model} at {server.url}", flush=True)
     server.start()
     try:

@@ -6,7 +6,7 @@ Prints steps scored per second, and ratios against baselines measured in the sam
    ``prefix`` and ``tagged``) against the baseline of one forward pass per step prompt.
 2. ``generate`` mode, transformers backend: one judge answer per completion, and one per step; the ratio
    logprob / generate says how much cheaper reading P(yes) - P(no) is than writing verdicts.
-3. ``openai`` backend against the bundled OpenAI-compatible server on loopback: ``concurrency`` 1
+3. ``openai`` backend against the bundled OpenAI-compatible server (its own process) on loopback: ``concurrency`` 1
    (sequential requests) against 4 and 16, with the server batching concurrent requests; and again with
    a simulated 20 ms of network and queueing latency per request, which is what concurrency hides.
 
@@ -18,13 +18,15 @@ The run cache is off (``cache_size: 0``) so every step is really scored.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import random
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -53,6 +55,35 @@ def rollouts(count: int, seed: int = 0) -> list[Any]:
     return samples
 
 
+@contextlib.contextmanager
+def served(folder: str, latency_s: float) -> Iterator[str]:
+    """Run ``python -m botgrpo_judge.server`` in its own process (as a real server would be); yields its URL."""
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "botgrpo_judge.server",
+            "--model",
+            folder,
+            "--port",
+            "0",
+            "--latency-s",
+            str(latency_s),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert process.stdout is not None
+        line = process.stdout.readline()  # "serving DIR at http://127.0.0.1:PORT/v1"
+        if " at http" not in line:
+            raise RuntimeError(f"the judge server did not start: {line!r}")
+        yield line.rsplit(" at ", 1)[1].strip()
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+
+
 def timed(fn: Callable[[], Any], repeats: int) -> float:
     """Median wall time of ``fn`` over ``repeats`` runs (after one warm-up run)."""
     fn()
@@ -77,9 +108,7 @@ def main(argv: list[str] | None = None) -> None:
     torch.set_num_threads(1)
     from botgrpo_judge.params import StepsParams
     from botgrpo_judge.scorer import JudgeScorer
-    from botgrpo_judge.server import JudgeServer
     from botgrpo_judge.tiny_judge import arithmetic_examples, build_tiny_judge, teach
-    from transformers import AutoModelForCausalLM, AutoTokenizer
 
     folder = tempfile.mkdtemp(prefix="judge-bench-")
     build_tiny_judge(folder, hidden_size=args.hidden, num_layers=args.layers, num_heads=4)
@@ -124,16 +153,14 @@ def main(argv: list[str] | None = None) -> None:
         f"/ generate per step: {best_logprob / results['generate, one answer per step (8 tokens)']:.1f}x"
     )
 
-    model = AutoModelForCausalLM.from_pretrained(folder).eval()
-    tokenizer = AutoTokenizer.from_pretrained(folder)
     for latency in (0.0, 0.02):
-        with JudgeServer(model, tokenizer, latency_s=latency) as server:
+        with served(folder, latency) as url:
             http: dict[int, float] = {}
             for concurrency in (1, 4, 16):
                 params = StepsParams(
                     **{**common, "model": "tiny"},
                     backend="openai",
-                    openai={"base_url": server.url, "concurrency": concurrency, "top_logprobs": 20},
+                    openai={"base_url": url, "concurrency": concurrency, "top_logprobs": 20},
                 )
                 http[concurrency] = rate(params)
             label = (

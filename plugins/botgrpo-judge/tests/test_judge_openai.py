@@ -233,3 +233,8 @@ def test_on_error_policies_through_the_core_mixture(server: JudgeServer, judge: 
     )
     with RewardMixture(config, manager) as mixture, pytest.raises(SignalError, match="HTTP 500"):
         mixture.score_batch(samples)
+
+
+def test_server_stops_cleanly_even_if_never_started(judge: Any) -> None:
+    model, tokenizer = judge
+    JudgeServer(model, tokenizer).stop()  # returns (shutdown() would wait for a loop that never ran)
