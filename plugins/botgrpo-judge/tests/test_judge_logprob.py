@@ -65,8 +65,8 @@ def test_one_pass_scores_equal_manual_forward_passes(judge_dir: Path, judge: Any
             assert span.meta["p_no"] == pytest.approx(p_no, abs=1e-5)
             assert span.value == pytest.approx(p_yes - p_no, abs=1e-5)
             spread.append(p_yes - p_no)
-    # the comparison has teeth: the tiny judge's scores are large and differ between steps
-    assert max(spread) - min(spread) > 0.02 and min(abs(v) for v in spread) > 0.05
+    # the comparison has teeth: scores are large and differ between steps by far more than 1e-5
+    assert max(spread) - min(spread) > 0.005 and min(abs(v) for v in spread) > 0.05
 
 
 def test_layouts_differ_after_the_first_step(judge_dir: Path) -> None:
@@ -188,3 +188,15 @@ def test_question_field_and_custom_templates(judge_dir: Path, judge: Any) -> Non
 def test_token_sets_must_be_single_tokens(judge_dir: Path) -> None:
     with pytest.raises(ValueError, match="yes_tokens"):
         JudgeScorer(StepsParams(model=str(judge_dir), yes_tokens=[" certainly-not-a-token"]), "steps")
+
+
+def test_model_output_is_text_never_template(judge_dir: Path, judge: Any) -> None:
+    """A rollout that looks like Jinja is inserted verbatim (the sandbox never renders model output)."""
+    sample = Sample("what is 7*7?", "{{ 7*7 }}\n{% for x in range(3) %}loop{% endfor %}")
+    spans = JudgeScorer(steps_params(judge_dir), "steps").score([sample])[0]
+    assert isinstance(spans, list) and len(spans) == 2
+    head = "Question: what is 7*7?\nSolution:\n"
+    p_yes, p_no = manual(judge, head + "{{ 7*7 }}" + VERDICT)
+    assert spans[0].value == pytest.approx(p_yes - p_no, abs=1e-5)
+    p_yes, p_no = manual(judge, head + sample.completion + VERDICT)
+    assert spans[1].value == pytest.approx(p_yes - p_no, abs=1e-5)
