@@ -849,23 +849,35 @@ def write_plots(output_dir: Path, records: Sequence[Mapping[str, Any]]) -> list[
     train = [r for r in records if r.get("kind") == "train"]
     evals = [r for r in records if r.get("kind") == "eval"]
 
-    def series(rows: Sequence[Mapping[str, Any]], key: str) -> tuple[list[int], list[float]]:
+    def series(rows: Sequence[Mapping[str, Any]], key: str, smooth: int = 1) -> tuple[list[int], list[float]]:
         pts = [(r["step"], r[key]) for r in rows if isinstance(r.get(key), (int, float))]
-        return [p[0] for p in pts], [p[1] for p in pts]
+        values = [p[1] for p in pts]
+        if smooth > 1:  # trailing moving average: per-step values of 8 prompts are noisy
+            values = [
+                sum(values[max(0, i - smooth + 1) : i + 1]) / (i - max(0, i - smooth + 1) + 1)
+                for i in range(len(values))
+            ]
+        return [p[0] for p in pts], values
+
+    window = max(1, len(train) // 20)
 
     fig, axes = plt.subplots(2, 2, figsize=(11, 7.5))
     ax = axes[0, 0]
     for key, label in (("reward/token_mean", "mean token reward"), ("success_rate", "success rate")):
-        ax.plot(*series(train, key), label=label)
-    ax.set_title("rollouts")
+        ax.plot(*series(train, key, window), label=label)
+    ax.set_title(f"rollouts (moving average of {window} steps)")
     ax = axes[0, 1]
     signal_keys = sorted({k for r in train for k in r if k.startswith("signals/") and k.endswith("/mean")})
     for key in signal_keys:
-        ax.plot(*series(train, key), label=key.split("/")[1])
-    ax.set_title("signals (mean per rollout)")
+        ax.plot(*series(train, key, window), label=key.split("/")[1])
+    ax.set_title("signals (mean per rollout, moving average)")
     ax = axes[1, 0]
-    ax.plot(*series(train, "groups/outcome_zero_spread_frac"), label="outcomes all equal (no GRPO signal)")
-    ax.plot(*series(train, "groups/zero_spread_frac"), label="token rewards all equal (no BoT signal)")
+    ax.plot(
+        *series(train, "groups/outcome_zero_spread_frac", window), label="outcomes all equal (no GRPO signal)"
+    )
+    ax.plot(
+        *series(train, "groups/zero_spread_frac", window), label="token rewards all equal (no BoT signal)"
+    )
     ax.set_ylim(-0.02, 1.02)
     ax.set_title("groups without spread")
     ax = axes[1, 1]
@@ -874,9 +886,9 @@ def write_plots(output_dir: Path, records: Sequence[Mapping[str, Any]]) -> list[
             k
             for r in evals
             for k in r
-            if k.startswith("eval/") and k.endswith(("answer_accuracy", "step_error_rate", "reward"))
+            if k.startswith("eval/") and k.endswith(("answer_accuracy", "step_error_rate"))
         }
-    )
+    ) or sorted({k for r in evals for k in r if k.startswith("eval/") and k.endswith("/reward")})
     for key in eval_keys:
         ax.plot(*series(evals, key), marker="o", label=key[len("eval/") :])
     ax.set_title("held-out evaluation")
@@ -904,7 +916,10 @@ def write_plots(output_dir: Path, records: Sequence[Mapping[str, Any]]) -> list[
     left.legend(fontsize=8)
     hists = [r for r in evals if isinstance(r.get("advantages/histogram"), list)]
     edges = [-4 + 0.2 * i for i in range(41)]
-    for r in hists[:: max(1, len(hists) // 5)] + hists[-1:] if hists else []:
+    shown = hists[:: max(1, len(hists) // 5)]
+    if hists and shown[-1] is not hists[-1]:
+        shown.append(hists[-1])
+    for r in shown:
         counts = r["advantages/histogram"]
         total = sum(counts) or 1
         right.stairs([c / total for c in counts], edges, label=f"step {r['step']}")

@@ -81,6 +81,21 @@ class DigitSpanScorer:
         return [[Span(m.start(), m.end(), 1.0) for m in re.finditer(r"\d+", s.completion)] for s in samples]
 
 
+class ParityScorer:
+    """Global: completion length parity for even reference answers, a constant for odd ones.
+
+    Groups of odd-answer prompts have no spread (DAPO's dynamic sampling drops them), the others do.
+    """
+
+    def __init__(self, params: NoParams) -> None:
+        self.params = params
+
+    def score(self, samples: Sequence[Sample]) -> list[float]:
+        return [
+            float(len(s.completion) % 2) if int(s.row["answer"]) % 2 == 0 else 0.5 for s in samples
+        ]
+
+
 class BrokenScorer:
     """Global: fails on every sample (a misconfigured or crashed signal)."""
 
@@ -105,6 +120,7 @@ class ArithPlugin:
         register(SignalSpec("test_arith.digits", "global", (0.0, 1.0), DigitScorer, NoParams))
         register(SignalSpec("test_arith.digit_spans", "local", (0.0, 1.0), DigitSpanScorer, NoParams))
         register(SignalSpec("test_arith.broken", "global", (0.0, 1.0), BrokenScorer, NoParams))
+        register(SignalSpec("test_arith.parity", "global", (0.0, 1.0), ParityScorer, NoParams))
 
 
 @pytest.fixture
