@@ -25,7 +25,7 @@ import mpmath
 import sympy
 
 from botgrpo_sympy.limits import LimitExceeded, Limits, Undefined, Unsupported
-from botgrpo_sympy.numeval import Evaluator, Value, mpf_to_fraction, same
+from botgrpo_sympy.numeval import Evaluator, Value, mpf_to_fraction, same, show_fraction
 
 
 class Verdict(Enum):
@@ -90,7 +90,7 @@ def equal(
     if isinstance(a, Fraction) and isinstance(b, Fraction):  # the fast path: plain arithmetic
         if a == b:
             return Outcome(Verdict.TRUE, "arithmetic")
-        return Outcome(Verdict.FALSE, f"{a} != {b}")
+        return Outcome(Verdict.FALSE, f"{show_fraction(a)} != {show_fraction(b)}")
     fixed = dict(fixed or {})
     variables = sorted(free_symbols(a, b) - set(fixed), key=str)
     if len(variables) > limits.max_symbols:

@@ -188,6 +188,14 @@ class Evaluator:
         return _finite(mp(_num(args[0])))
 
 
+def show_fraction(v: Fraction) -> str:
+    """``str(v)`` for span meta, abbreviated for huge values (Python refuses int -> str past 4300 digits)."""
+    if max(v.numerator.bit_length(), v.denominator.bit_length()) <= 1000:
+        return str(v)
+    with mpmath.workdps(12):
+        return f"{mpmath.nstr(mpmath.mpf(v.numerator) / v.denominator, 12)} (exact value too long to show)"
+
+
 def mpf_to_fraction(x: mpmath.mpf) -> Fraction:
     """The exact binary value of an mpf (``man_exp`` drops the sign, so read ``_mpf_``)."""
     sign, man, exp, _ = x._mpf_

@@ -28,7 +28,7 @@ import sympy
 from botgrpo_sympy.equality import Outcome, Verdict, equal, free_symbols, implied
 from botgrpo_sympy.limits import LimitExceeded, Undefined, Unsupported
 from botgrpo_sympy.mathparse import parse_value
-from botgrpo_sympy.numeval import Evaluator, Value, mpf_to_fraction, same
+from botgrpo_sympy.numeval import Evaluator, Value, mpf_to_fraction, same, show_fraction
 from botgrpo_sympy.params import StepsParams
 from botgrpo_sympy.segments import Claim, Piece, extract_answer, find_claims, split_steps
 
@@ -463,7 +463,7 @@ def _real(v: Value) -> mpmath.mpf | None:
 
 def _show(v: Value) -> str:
     if isinstance(v, Fraction):
-        return str(v)
+        return show_fraction(v)
     if abs(v.imag) < 1e-30:
         return mpmath.nstr(v.real, 12)
     return mpmath.nstr(v, 12)

@@ -94,6 +94,13 @@ def test_decoy_formatting(completion: str, expected: int | None) -> None:
     assert [v for _, v in got] == ([] if expected is None else [expected])
 
 
+def test_huge_exact_values_are_shown_abbreviated_not_an_error() -> None:
+    # 12,000 digits: within the caps, but past Python's int -> str limit (4300 digits).
+    spans = check_steps(PARAMS, "", "9" * 60 + "^200 = 1")
+    assert spans[0][2] == -1.0
+    assert "too long to show" in spans[0][3]["failed"]
+
+
 def test_spans_are_steps_and_meta_names_the_failed_claim() -> None:
     completion = "  Step 1: 2 + 2 = 4\nStep 2: 3 * 3 = 10\n\nStep 3: done"
     spans = check_steps(PARAMS, "", completion)
