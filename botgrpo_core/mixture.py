@@ -253,9 +253,14 @@ class _SignalRunner:
             return {}
 
     def close(self) -> None:
+        """Stop the worker pool and let the scorer release what it holds (``close()`` is optional)."""
         if self._pool is not None:
             self._pool.close()
             self._pool = None
+        closer = getattr(self._scorer, "close", None)
+        if callable(closer):
+            closer()
+        self._scorer = None
 
 
 class RewardMixture:

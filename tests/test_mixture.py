@@ -138,3 +138,12 @@ def test_scorer_metrics_are_merged(manager) -> None:
     mix.runners[0]._scorer.metrics = lambda: {"test.dot/calls": 3, "other": 1}
     out = mix.score_batch(fake_batch(["b."]))
     assert out.metrics["signal/test.dot/calls"] == 3.0 and out.metrics["signal/test.dot/other"] == 1.0
+
+
+def test_close_releases_scorers(manager) -> None:
+    mix = _mixture(manager, [{"name": "test.dot"}], beta=0.0)
+    mix.score_batch(fake_batch(["a."]))
+    closed = []
+    mix.runners[0]._scorer.close = lambda: closed.append(True)
+    mix.close()
+    assert closed == [True] and mix.runners[0]._scorer is None

@@ -7,14 +7,14 @@ from __future__ import annotations
 
 import pytest
 import torch
-from botgrpo_template import plugin
-from botgrpo_template.signals import BannedWordParams, BannedWordScorer, KeywordCoverageParams
 
 from botgrpo_core import Sample, SampleError, Span
 from botgrpo_core.config import RewardsConfig, check_rewards
 from botgrpo_core.mixture import RewardMixture
 from botgrpo_core.plugins import PluginManager
 from botgrpo_core.testing import check_signal_contract, make_samples, registered_plugin
+from botgrpo_template import plugin
+from botgrpo_template.signals import BannedWordParams, BannedWordScorer, KeywordCoverageParams
 
 BANNED = plugin.SIGNALS[0]
 COVERAGE = plugin.SIGNALS[1]

@@ -15,14 +15,13 @@ import random
 import time
 from pathlib import Path
 
+from botgrpo_core.signals import Sample
 from botgrpo_jsx import nodeenv
 from botgrpo_jsx.execution import close_pools
 from botgrpo_jsx.mutations import KINDS, mutate
 from botgrpo_jsx.node import NodeWorker
 from botgrpo_jsx.params import CompilesParams, RulesParams, SyntaxParams
 from botgrpo_jsx.plugin import make_compiles, make_rules, make_syntax
-
-from botgrpo_core.signals import Sample
 
 CORPUS = Path(__file__).resolve().parent.parent / "tests" / "data" / "components"
 

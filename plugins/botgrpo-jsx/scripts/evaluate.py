@@ -19,11 +19,10 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
+from botgrpo_core.signals import Sample, SampleError
 from botgrpo_jsx.mutations import BREAKS_SYNTAX, EXPECTED_RULE, KINDS, covers, mutate
 from botgrpo_jsx.params import CompilesParams, RulesParams, SyntaxParams
 from botgrpo_jsx.plugin import make_compiles, make_rules, make_syntax
-
-from botgrpo_core.signals import Sample, SampleError
 
 CORPUS = Path(__file__).resolve().parent.parent / "tests" / "data" / "components"
 

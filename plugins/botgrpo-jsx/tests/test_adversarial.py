@@ -6,11 +6,11 @@ import random
 import string
 
 import pytest
+
+from botgrpo_core.signals import Sample, SampleError, Span
 from botgrpo_jsx.execution import close_pools
 from botgrpo_jsx.params import CompilesParams, RulesParams, SyntaxParams
 from botgrpo_jsx.plugin import make_compiles, make_rules, make_syntax
-
-from botgrpo_core.signals import Sample, SampleError, Span
 
 rng = random.Random(0)
 ADVERSARIAL = {

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import pytest
+
+from botgrpo_core.signals import Sample, SampleError
 from botgrpo_jsx import nodeenv
 from botgrpo_jsx.params import CompilesParams
 from botgrpo_jsx.plugin import make_compiles
-
-from botgrpo_core.signals import Sample, SampleError
 
 GOOD = "```tsx\nexport const A = ({x}: {x?: number}) => <>{x?.toFixed(1) ?? 'none'}</>;\n```"
 BAD = "```jsx\nexport const A = () => <div><p></div>;\n```"

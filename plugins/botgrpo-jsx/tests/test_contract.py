@@ -5,9 +5,9 @@ from __future__ import annotations
 from importlib import metadata
 
 import pytest
-from botgrpo_jsx.plugin import SIGNALS
 
 from botgrpo_core.testing import check_signal_contract, make_samples
+from botgrpo_jsx.plugin import SIGNALS
 
 COMPLETIONS = [
     "```tsx\nexport default function A() { const [n] = useState(0); return <ul>{[n].map(i => <li>{i}</li>)}</ul>; }\n```",

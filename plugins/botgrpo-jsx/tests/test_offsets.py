@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from botgrpo_jsx.offsets import TextIndex, sanitize
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+from botgrpo_jsx.offsets import TextIndex, sanitize
 
 TEXT = "a\u00e9\u4e2d\U0001f600b\n\u00fc\U0001f389c"  # 1-, 2-, 3-, 4-byte characters and a newline
 

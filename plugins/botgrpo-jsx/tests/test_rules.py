@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from botgrpo_jsx.params import RulesParams
-from botgrpo_jsx.plugin import make_rules
 
 from botgrpo_core.signals import Sample
+from botgrpo_jsx.params import RulesParams
+from botgrpo_jsx.plugin import make_rules
 
 INLINE = RulesParams(workers=0)
 

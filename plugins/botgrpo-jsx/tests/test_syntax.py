@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
+from botgrpo_core.signals import Sample
 from botgrpo_jsx.params import SyntaxParams
 from botgrpo_jsx.plugin import make_syntax
-
-from botgrpo_core.signals import Sample
 
 INLINE = SyntaxParams(workers=0)
 

@@ -73,6 +73,7 @@ def main(argv: list[str] | None = None) -> int:
     tolerance = args.tolerance if args.tolerance is not None else (2e-4 if args.dtype == "float32" else 2e-2)
 
     import torch
+
     from botgrpo_judge.params import OutcomeParams, StepsParams
     from botgrpo_judge.scorer import JudgeScorer
     from botgrpo_judge.tiny_judge import arithmetic_examples, build_tiny_judge, teach

@@ -12,11 +12,11 @@ from typing import Any
 
 import pytest
 import torch
-from botgrpo_judge.params import OutcomeParams, StepsParams
-from botgrpo_judge.scorer import JudgeScorer
 from judge_data import NO, SAMPLES, YES
 
 from botgrpo_core.signals import Sample, SampleError, Span
+from botgrpo_judge.params import OutcomeParams, StepsParams
+from botgrpo_judge.scorer import JudgeScorer
 
 VERDICT = "\nIs the step above correct? Answer:"
 

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from pydantic import ValidationError
+
 from botgrpo_judge.params import OutcomeParams, StepsParams
 from botgrpo_judge.plugin import OUTCOME, STEPS, judge_required_fields
-from pydantic import ValidationError
 
 
 def test_defaults_and_bounds() -> None:

@@ -7,10 +7,9 @@ import sys
 from importlib import metadata
 from pathlib import Path
 
-from botgrpo_judge.plugin import OUTCOME, STEPS
-
 from botgrpo_core.plugins import PluginManager
 from botgrpo_core.testing import check_signal_contract, make_samples
+from botgrpo_judge.plugin import OUTCOME, STEPS
 
 
 def test_entry_point_is_installed() -> None:

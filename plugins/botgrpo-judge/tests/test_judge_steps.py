@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from botgrpo_judge.steps import Step, split_steps
 
 

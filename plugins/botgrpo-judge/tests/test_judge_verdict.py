@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from botgrpo_judge.verdict import parse_step_verdicts, parse_verdict, value_of
 
 SINGLE = [

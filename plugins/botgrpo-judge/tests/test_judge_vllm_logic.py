@@ -15,11 +15,12 @@ from typing import Any
 
 import pytest
 import torch
+from judge_data import NO, SAMPLES, YES
+
 from botgrpo_judge.backends.base import probs_from_logprobs
 from botgrpo_judge.backends.vllm_engine import step_requests
 from botgrpo_judge.params import StepsParams
 from botgrpo_judge.scorer import JudgeScorer
-from judge_data import NO, SAMPLES, YES
 
 
 @dataclass
