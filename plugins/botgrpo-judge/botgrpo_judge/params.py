@@ -12,8 +12,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from botgrpo_core.steps import compile_pattern
 from botgrpo_judge import templates
-from botgrpo_judge.steps import compile_pattern
 
 
 class _Section(BaseModel):

@@ -15,12 +15,12 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from botgrpo_core.signals import Sample, SampleError, Span
+from botgrpo_core.steps import Step, compile_pattern, split_steps
 from botgrpo_judge import templates
 from botgrpo_judge.backends.base import Backend, ProbPair
 from botgrpo_judge.cache import LRUCache
 from botgrpo_judge.chains import Chain
 from botgrpo_judge.params import JudgeParams, StepsParams
-from botgrpo_judge.steps import Step, compile_pattern, split_steps
 from botgrpo_judge.verdict import parse_step_verdicts, parse_verdict
 
 Kind = Literal["steps", "outcome"]

@@ -12,7 +12,8 @@ Three ways, chosen by the signal's ``split`` param:
 Patterns come from the run file (trusted) but run on model output (untrusted), so they run through
 the ``regex`` package with a time limit: a catastrophic-backtracking pattern costs one sample, not the run.
 
-The botgrpo-sympy plugin has a similar splitter; both are meant to move into one core helper.
+Shared by signals that score step by step (``judge.steps``, and any plugin that wants the same
+``split`` options); plain Python, no torch.
 """
 
 from __future__ import annotations
