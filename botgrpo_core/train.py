@@ -117,7 +117,8 @@ def load_data(config: RunConfig) -> RunData:
     reader = _read_jsonl if data.source == "jsonl" else _read_disk
     rows = reader(Path(data.path), "data.path")
     if data.eval_path is not None:
-        eval_rows = reader(Path(data.eval_path), "data.eval_path")[: data.eval_size]
+        eval_reader = _read_disk if Path(data.eval_path).is_dir() else _read_jsonl
+        eval_rows = eval_reader(Path(data.eval_path), "data.eval_path")[: data.eval_size]
     else:
         cut = min(data.eval_size, len(rows) // 5)  # never more than a fifth of the data
         eval_rows, rows = rows[len(rows) - cut :], rows[: len(rows) - cut]
@@ -155,12 +156,12 @@ def to_trainer_rows(rows: Sequence[Mapping[str, Any]], config: RunConfig) -> lis
 # ------------------------------------------------------------------------------------------------
 # Model
 # ------------------------------------------------------------------------------------------------
-def _tiny_tokenizer(run_data: RunData) -> Any:
+def _tiny_tokenizer(run_data: RunData, prompt_field: str) -> Any:
     from botgrpo_core.tiny import ARITHMETIC_CHARS, byte_level_bpe_tokenizer, char_tokenizer
 
     if run_data.task is not None:
         return char_tokenizer(str(getattr(run_data.task, "chars", ARITHMETIC_CHARS)))
-    texts = [str(r["prompt"]) for r in run_data.train[:2000]]
+    texts = [str(r[prompt_field]) for r in run_data.train[:2000]]
     return byte_level_bpe_tokenizer(texts, vocab_size=512)
 
 
@@ -201,7 +202,7 @@ def prepare_model_dir(config: RunConfig, run_data: RunData, log: Callable[[str],
     if not (path / "config.json").is_file():
         from botgrpo_core.tiny import build_tiny_model, save_pretrained
 
-        tokenizer = _tiny_tokenizer(run_data)
+        tokenizer = _tiny_tokenizer(run_data, config.data.prompt_field)
         tiny = build_tiny_model(tokenizer, model.tiny, seed=config.training.seed)
         tmp = path.with_name(path.name + ".tmp")
         shutil.rmtree(tmp, ignore_errors=True)
