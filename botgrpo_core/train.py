@@ -283,10 +283,15 @@ def resolve_preset(config: RunConfig) -> Preset:
     """The algorithm preset with overrides, its estimator options tried on a toy batch."""
     import torch
 
-    from botgrpo_core.advantages import compute_advantages
+    from botgrpo_core.advantages import available_estimators, compute_advantages
     from botgrpo_core.presets import PresetError
     from botgrpo_core.trainer import resolve_algorithm
 
+    wanted = config.algorithm.estimator
+    if wanted is not None and wanted not in available_estimators():
+        from botgrpo_core.plugins import get_plugin_manager
+
+        get_plugin_manager().register_estimators()  # estimators from plugins (botgrpo_register_estimators)
     try:
         preset = resolve_algorithm(config.algorithm)
     except (PresetError, KeyError) as exc:

@@ -73,3 +73,23 @@ def test_kl_penalty_uses_saved_reference(tmp_path, arith_plugin):  # noqa: F811
     train = [r for r in _lines(tmp_path / "metrics.jsonl") if r["kind"] == "train"]
     assert all(r["kl"] is not None and r["kl"] >= 0.0 for r in train)
     assert train[0]["kl"] == pytest.approx(0.0, abs=1e-6)  # policy == reference at the first step
+
+
+def test_plugin_estimator_trains(tmp_path, arith_plugin):  # noqa: F811
+    """An estimator registered by a plugin hook is usable as algorithm.estimator (the (B, T) gather path)."""
+    from botgrpo_core.train import run_training
+
+    config = parse(
+        run_dict(
+            tmp_path,
+            algorithm={
+                "preset": "bot-grpo",
+                "estimator": "test_centered",
+                "estimator_options": {"scale": 2.0},
+            },
+        )
+    )
+    summary = run_training(config, progress=False, log=lambda m: None)
+    assert summary["estimator"] == "test_centered" and summary["steps"] == 2
+    train = [r for r in _lines(tmp_path / "metrics.jsonl") if r["kind"] == "train"]
+    assert all(r["advantages/std"] > 0 for r in train)

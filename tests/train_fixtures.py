@@ -91,9 +91,7 @@ class ParityScorer:
         self.params = params
 
     def score(self, samples: Sequence[Sample]) -> list[float]:
-        return [
-            float(len(s.completion) % 2) if int(s.row["answer"]) % 2 == 0 else 0.5 for s in samples
-        ]
+        return [float(len(s.completion) % 2) if int(s.row["answer"]) % 2 == 0 else 0.5 for s in samples]
 
 
 class BrokenScorer:
@@ -106,8 +104,23 @@ class BrokenScorer:
         raise RuntimeError("checker crashed: no such binary 'mathcheck'")
 
 
+def centered(token_rewards: Any, mask: Any, group_index: Any, num_groups: int, *, scale: float = 1.0) -> Any:
+    """A plugin estimator: token reward minus the mean of its group's valid token rewards, times ``scale``."""
+    import torch
+
+    m = mask.to(token_rewards.dtype)
+    r = torch.nan_to_num(token_rewards) * m
+    sums = torch.zeros(num_groups, dtype=r.dtype).index_add(0, group_index, r.sum(1))
+    counts = torch.zeros(num_groups, dtype=r.dtype).index_add(0, group_index, m.sum(1)).clamp(min=1)
+    return (r - (sums / counts)[group_index][:, None]) * m * scale
+
+
 class ArithPlugin:
     """The ``test_arith`` plugin object."""
+
+    @botgrpo_core.hookimpl
+    def botgrpo_register_estimators(self, register: Callable[[str, Any], None]) -> None:
+        register("test_centered", centered)
 
     @botgrpo_core.hookimpl
     def botgrpo_register_signals(self, register: Callable[[SignalSpec], None]) -> None:
