@@ -12,10 +12,9 @@ from __future__ import annotations
 import argparse
 import time
 
+from botgrpo_core.signals import Sample, SampleError
 from botgrpo_sympy.params import AnswerParams, StepsParams
 from botgrpo_sympy.plugin import ANSWER, STEPS
-
-from botgrpo_core.signals import Sample, SampleError
 
 BOMBS = {
     "power tower 9^9^9": "9^9^9",

@@ -18,11 +18,10 @@ import json
 from collections import Counter, defaultdict
 from pathlib import Path
 
+from botgrpo_core.signals import Sample, SampleError
 from botgrpo_sympy.metrics import StepMetrics
 from botgrpo_sympy.params import AnswerParams, StepsParams
 from botgrpo_sympy.plugin import ANSWER, STEPS
-
-from botgrpo_core.signals import Sample, SampleError
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 

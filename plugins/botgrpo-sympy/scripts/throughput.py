@@ -22,12 +22,11 @@ import random
 import time
 from pathlib import Path
 
+from botgrpo_core.signals import Sample
 from botgrpo_sympy.answer import check_answer
 from botgrpo_sympy.params import AnswerParams, StepsParams
 from botgrpo_sympy.plugin import ANSWER, STEPS
 from botgrpo_sympy.steps import check_steps
-
-from botgrpo_core.signals import Sample
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from botgrpo_sympy.answer import check_answer, read_answer
 from botgrpo_sympy.limits import Limits
 from botgrpo_sympy.params import AnswerParams

@@ -6,10 +6,11 @@ import random
 from fractions import Fraction
 
 import sympy
-from botgrpo_sympy.equality import Verdict, equal, implied, solutions
-from botgrpo_sympy.limits import Limits
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+from botgrpo_sympy.equality import Verdict, equal, implied, solutions
+from botgrpo_sympy.limits import Limits
 
 LIMITS = Limits()
 x, y = sympy.symbols("x y")

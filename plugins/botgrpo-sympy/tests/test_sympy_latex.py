@@ -6,11 +6,12 @@ from fractions import Fraction
 
 import pytest
 import sympy
+from latex2sympy2_extended import latex2sympy
+from sympy_test_helpers import no_eval
+
 from botgrpo_sympy.latexmath import exact_number, parse_latex
 from botgrpo_sympy.limits import LimitExceeded, Limits, Unsupported
 from botgrpo_sympy.mathparse import parse_value
-from latex2sympy2_extended import latex2sympy
-from sympy_test_helpers import no_eval
 
 LIMITS = Limits()
 x = sympy.Symbol("x")

@@ -6,12 +6,13 @@ from fractions import Fraction
 
 import pytest
 import sympy
-from botgrpo_sympy.limits import LimitExceeded, Limits, Undefined, Unsupported
-from botgrpo_sympy.mathparse import parse_value
-from botgrpo_sympy.plainmath import fraction_value, parse_plain, to_source
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from sympy_test_helpers import no_eval
+
+from botgrpo_sympy.limits import LimitExceeded, Limits, Undefined, Unsupported
+from botgrpo_sympy.mathparse import parse_value
+from botgrpo_sympy.plainmath import fraction_value, parse_plain, to_source
 
 LIMITS = Limits()
 

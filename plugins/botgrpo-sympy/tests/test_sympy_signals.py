@@ -20,14 +20,14 @@ import time
 from pathlib import Path
 
 import pytest
-from botgrpo_sympy import worker
-from botgrpo_sympy.params import AnswerParams, StepsParams
-from botgrpo_sympy.plugin import ANSWER, STEPS
-from botgrpo_sympy.scorers import TRIPWIRE_ENV
 
 from botgrpo_core.pool import WorkerPool
 from botgrpo_core.signals import Sample, SampleError, Span
 from botgrpo_core.testing import check_signal_contract, make_samples
+from botgrpo_sympy import worker
+from botgrpo_sympy.params import AnswerParams, StepsParams
+from botgrpo_sympy.plugin import ANSWER, STEPS
+from botgrpo_sympy.scorers import TRIPWIRE_ENV
 
 
 def _payloads(canary: Path) -> list[str]:

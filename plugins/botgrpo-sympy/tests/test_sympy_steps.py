@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from botgrpo_sympy.params import StepsParams
 from botgrpo_sympy.segments import extract_answer, split_steps
 from botgrpo_sympy.steps import StepChecker, check_steps
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 PARAMS = StepsParams()
 
