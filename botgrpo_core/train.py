@@ -648,25 +648,31 @@ class _RunContext:
 # ------------------------------------------------------------------------------------------------
 # The run
 # ------------------------------------------------------------------------------------------------
-def _prepare_output_dir(output_dir: Path, resume: bool) -> str | None:
-    """Last checkpoint to resume from (``resume``), else a clean dir (the warm-start cache is kept)."""
+def _last_checkpoint(output_dir: Path) -> str:
+    """The ``checkpoint-N`` folder ``--resume`` continues from."""
     from transformers.trainer_utils import get_last_checkpoint
 
+    last = get_last_checkpoint(str(output_dir)) if output_dir.is_dir() else None
+    if last is None:
+        raise TrainingSetupError(
+            f"--resume: training.output_dir {str(output_dir)!r} has no checkpoint-N folder to resume from; "
+            "run without --resume to start, or point output_dir at an earlier run"
+        )
+    return last
+
+
+def _prepare_output_dir(output_dir: Path, resume: bool) -> None:
+    """Create the output dir; for a fresh run remove an earlier run's outputs (the warm-start cache stays)."""
     output_dir.mkdir(parents=True, exist_ok=True)
     if resume:
-        last = get_last_checkpoint(str(output_dir))
-        if last is None:
-            raise TrainingSetupError(
-                f"--resume: training.output_dir {str(output_dir)!r} has no checkpoint-N folder to resume from; "
-                "run without --resume to start, or point output_dir at an earlier run"
-            )
-        return last
+        return
     for old in output_dir.glob("checkpoint-*"):
         shutil.rmtree(old, ignore_errors=True)
     for name in (METRICS_FILE, SUMMARY_FILE, "training_curves.png", "advantages.png"):
         (output_dir / name).unlink(missing_ok=True)
-    shutil.rmtree(output_dir / FINAL_MODEL_DIR, ignore_errors=True)
-    return None
+    # initial_model is rebuilt from the current model.tiny spec; warm_start/ is keyed by its settings and kept
+    for name in (FINAL_MODEL_DIR, INITIAL_MODEL_DIR):
+        shutil.rmtree(output_dir / name, ignore_errors=True)
 
 
 def _set_threads(config: RunConfig) -> None:
@@ -722,13 +728,13 @@ def run_training(
             "DeepSpeed ZeRO-3 or FSDP shards the parameters; set data.eval_size: 0 and evaluate "
             "final_model/ after training (docs/scaling.md)"
         )
-    last_checkpoint = _prepare_output_dir(output_dir, resume) if is_main else None
-    if not is_main and resume:
-        from transformers.trainer_utils import get_last_checkpoint
-
-        last_checkpoint = get_last_checkpoint(str(output_dir))
     args = grpo_args(config, preset, output_dir)
-    source = prepare_model_dir(config, run_data, log)
+    last_checkpoint = _last_checkpoint(output_dir) if resume else None  # every rank raises alike
+    # The main process cleans the output dir and builds (or warm-starts) the model; the others then load it.
+    with args.main_process_first(local=False, desc="preparing the output dir and the model"):
+        if is_main:
+            _prepare_output_dir(output_dir, resume)
+        source = prepare_model_dir(config, run_data, log)
     model, tokenizer = load_model(config, source)
     train_rows = to_trainer_rows(run_data.train, config)
     run_data.eval = to_trainer_rows(run_data.eval, config)
