@@ -614,7 +614,10 @@ def warm_starts(bench: BenchFile, log: Callable[[str], None]) -> dict[str, Path 
             ]
             log(f"warm start [{name}]: training ({task.warm_start.steps} supervised steps)")
             t0 = time.perf_counter()
-            proc = subprocess.run(cmd, env=_runner_env(threads), capture_output=True, text=True, check=False)
+            # progress lines (stdout) pass through; stderr is kept for the error message
+            proc = subprocess.run(
+                cmd, env=_runner_env(threads), stderr=subprocess.PIPE, text=True, check=False
+            )
             if proc.returncode != 0 or not (out[name] / "warm_start.json").is_file():  # type: ignore[operator]
                 raise BenchError(
                     f"tasks.{name}.warm_start: the supervised warm start failed (exit {proc.returncode}):\n"

@@ -57,12 +57,15 @@ def task_alphabet(task: Any) -> str:
 
 
 def cache_key(task_name: str, task_params: dict[str, Any], tiny: TinyModelSpec, spec: WarmStartSpec) -> str:
-    """A short hash of everything that shapes the checkpoint."""
+    """A short hash of everything that shapes the checkpoint (task params with their defaults filled in)."""
+    from botgrpo_core.tasks import TASKS
+
+    params = TASKS[task_name][1](**task_params).model_dump(mode="json") if task_name in TASKS else task_params
     blob = json.dumps(
         {
             "format": FORMAT_VERSION,
             "task": task_name,
-            "task_params": task_params,
+            "task_params": params,
             "tiny": tiny.model_dump(),
             "warm_start": spec.model_dump(exclude={"eval_size", "max_new_tokens"}),
         },
@@ -90,12 +93,16 @@ def ensure_warm_start(
     key = cache_key(task_name, task_params, tiny, spec)
     path = Path(cache_dir) / f"warm-{task_name}-{key}"
     if (path / META_FILE).is_file():
-        log(f"warm start [{task_name}]: cached at {path}")
-        return path
+        problem = cache_problem(path, task_name)
+        if problem is None:
+            log(f"warm start [{task_name}]: cached at {path}")
+            return path
+        log(f"warm start [{task_name}]: cached {path} is unusable ({problem}); training it again")
+        shutil.rmtree(path, ignore_errors=True)
     tmp = path.with_name(f"{path.name}.tmp-{os.getpid()}")
     shutil.rmtree(tmp, ignore_errors=True)
     log(f"warm start [{task_name}]: training {spec.steps} supervised steps -> {path}")
-    meta = train_warm_start(task_name, task_params, tiny, spec, tmp, max_new_tokens=max_new_tokens)
+    meta = train_warm_start(task_name, task_params, tiny, spec, tmp, max_new_tokens=max_new_tokens, log=log)
     (tmp / META_FILE).write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
     if path.exists():  # another bench process finished the same warm start first: keep theirs
         shutil.rmtree(tmp, ignore_errors=True)
@@ -103,6 +110,31 @@ def ensure_warm_start(
         tmp.rename(path)
     log(f"warm start [{task_name}]: {json.dumps(meta['eval'])} in {meta['wall_s']:.0f} s")
     return path
+
+
+def cache_problem(path: Path, task_name: str) -> str | None:
+    """Why a cached checkpoint cannot be used as it loads in a run, or None when it can.
+
+    A run loads the folder with ``AutoTokenizer`` / ``from_pretrained``; an older checkpoint (e.g. a
+    Qwen2 one, which transformers 5 pairs with a BPE tokenizer that drops spaces) would silently
+    change the tokenization, so the alphabet must round-trip exactly through the loaded tokenizer.
+    """
+    from transformers import AutoTokenizer
+
+    from botgrpo_core.tasks import get_task
+    from botgrpo_core.tiny import char_tokenizer
+
+    try:
+        loaded = AutoTokenizer.from_pretrained(path)
+    except (OSError, ValueError) as exc:
+        return f"its tokenizer does not load: {exc}"
+    chars = task_alphabet(get_task(task_name))
+    reference = char_tokenizer(chars)(chars, add_special_tokens=False)["input_ids"]
+    if loaded(chars, add_special_tokens=False)["input_ids"] != reference:
+        return f"{type(loaded).__name__} does not tokenize the task alphabet one token per character"
+    if loaded.decode(reference) != chars:
+        return "its tokenizer does not decode the alphabet back to itself"
+    return None
 
 
 def _encode(tokenizer: Any, prompts: Sequence[str], completions: Sequence[str]) -> tuple[Any, Any, Any]:
@@ -170,8 +202,12 @@ def train_warm_start(
     out_dir: Path,
     *,
     max_new_tokens: int = 40,
+    log: Any = None,
 ) -> dict[str, Any]:
-    """Train the warm-start policy into ``out_dir``; returns its metadata (no caching here)."""
+    """Train the warm-start policy into ``out_dir``; returns its metadata (no caching here).
+
+    :param log: called with a progress line about every tenth of the steps (None = quiet).
+    """
     import math
 
     import torch
@@ -221,6 +257,11 @@ def train_warm_start(
         if (step + 1) % 100 == 0 or step + 1 == spec.steps:
             losses.append((step + 1, running / (100 if (step + 1) % 100 == 0 else (step + 1) % 100)))
             running = 0.0
+            if log is not None and (step + 1) % max(100, spec.steps // 10 // 100 * 100) == 0:
+                elapsed = time.perf_counter() - t0
+                log(
+                    f"warm start [{task_name}]: step {step + 1}/{spec.steps}, loss {losses[-1][1]:.4f}, {elapsed:.0f} s"
+                )
     train_s = time.perf_counter() - t0
     metrics: dict[str, float] = {}
     if eval_rows:

@@ -11,7 +11,7 @@ the completion is the component (bare code, no fence)::
 Kinds cover the patterns the ``jsx.*`` signals know: ``list`` (``.map`` with keys), ``cond``
 (conditional rendering), ``state`` (a ``useState`` hook and an event handler), ``props`` (nested tags
 with ``className``) and ``frag`` (a fragment). A spec may ask for a default export (``S: export ...``).
-Completions are 60-130 characters over a fixed alphabet (:data:`REACT_CHARS`), small enough for the
+Completions are 60-145 characters over a fixed alphabet (:data:`REACT_CHARS`), small enough for the
 char-level tiny model (``botgrpo_core.tiny``) to learn in a minute or two on one core.
 
 Demonstrations for the supervised warm start carry *realistic* errors with probability
@@ -165,7 +165,7 @@ class ReactTask:
     #: row fields besides the prompt: the spec and the export requirement ``jsx.rules`` reads.
     row_fields = ("spec", "require_export")
     #: longest completion the grammar produces, in characters (= tokens for the char tokenizer)
-    max_completion_chars = 130
+    max_completion_chars = 145
 
     def __init__(self, params: ReactParams | None = None) -> None:
         self.params = params or ReactParams()
@@ -201,7 +201,8 @@ class ReactTask:
         return {
             "prompt": spec.prompt,
             "spec": spec.key,
-            "require_export": "default" if spec.export else False,
+            # a string either way (datasets/Arrow columns need one type); "" = no export asked (jsx.rules)
+            "require_export": "default" if spec.export else "",
         }
 
     @staticmethod
