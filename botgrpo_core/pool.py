@@ -89,6 +89,8 @@ class _Worker:
     conn: Connection
     task: int | None = None
     deadline: float = 0.0
+    ready: bool = False  # sent its start-up message (initializer done)
+    start_deadline: float = 0.0
 
 
 class WorkerPool:
@@ -135,6 +137,10 @@ class WorkerPool:
         self.restarts = 0
 
     # -- worker lifecycle -------------------------------------------------------------------
+    def _start_timeout(self) -> float:
+        # The initializer may load a model: allow it generous time, but not forever.
+        return max(60.0, 10 * self.timeout_s)
+
     def _spawn(self) -> _Worker:
         parent_conn, child_conn = self._ctx.Pipe(duplex=True)
         process = self._ctx.Process(
@@ -144,21 +150,22 @@ class WorkerPool:
         )
         process.start()
         child_conn.close()
-        return _Worker(process=process, conn=parent_conn)
+        return _Worker(
+            process=process, conn=parent_conn, start_deadline=time.monotonic() + self._start_timeout()
+        )
 
-    def _await_ready(self, worker: _Worker) -> None:
-        # The initializer may load a model: allow it generous time, but not forever.
-        if not worker.conn.poll(max(60.0, 10 * self.timeout_s)):
-            self._kill(worker)
-            raise RuntimeError("WorkerPool: a worker did not start (initializer hung?)")
+    def _mark_ready(self, worker: _Worker) -> None:
+        """Receive a starting worker's ready message; a worker that died starting is a broken initializer."""
         try:
             worker.conn.recv()
-        except EOFError as exc:
+        except (EOFError, OSError) as exc:
+            worker.process.join(timeout=1)
             self._kill(worker)
             raise RuntimeError(
                 f"WorkerPool: a worker died during start-up (exit code {worker.process.exitcode}); "
                 "check the initializer"
             ) from exc
+        worker.ready = True
 
     def _kill(self, worker: _Worker) -> None:
         if worker.process.is_alive():
@@ -167,11 +174,11 @@ class WorkerPool:
         worker.conn.close()
 
     def _replace(self, index: int) -> None:
+        """Kill a worker and start its replacement without waiting for it: the call that hit a timeout
+        returns at its deadline, and the new worker takes tasks once it reports ready."""
         self._kill(self._workers[index])
         self.restarts += 1
-        fresh = self._spawn()
-        self._await_ready(fresh)
-        self._workers[index] = fresh
+        self._workers[index] = self._spawn()
 
     def _ensure_started(self) -> None:
         if self._closed:
@@ -179,7 +186,10 @@ class WorkerPool:
         if not self._workers:
             self._workers = [self._spawn() for _ in range(self.num_workers)]
             for worker in self._workers:
-                self._await_ready(worker)
+                if not worker.conn.poll(self._start_timeout()):
+                    self._kill(worker)
+                    raise RuntimeError("WorkerPool: a worker did not start (initializer hung?)")
+                self._mark_ready(worker)
 
     # -- public API -----------------------------------------------------------------------------
     def map(self, items: Sequence[Any], timeout_s: float | None = None) -> list[Any]:
@@ -194,7 +204,7 @@ class WorkerPool:
             running = 0
             while pending or running:
                 for index, worker in enumerate(self._workers):
-                    if worker.task is None and pending:
+                    if worker.ready and worker.task is None and pending:
                         task = pending.popleft()
                         try:
                             worker.conn.send((task, items[task]))
@@ -206,12 +216,23 @@ class WorkerPool:
                         worker.task, worker.deadline = task, time.monotonic() + timeout
                         running += 1
                 busy = [w for w in self._workers if w.task is not None]
-                if not busy:
+                starting = [w for w in self._workers if not w.ready] if pending else []
+                if not busy and not starting:
                     continue
-                wait_for = max(0.0, min(w.deadline for w in busy) - time.monotonic())
-                ready = set(wait([w.conn for w in busy], timeout=wait_for))
+                deadlines = [w.deadline for w in busy] + [w.start_deadline for w in starting]
+                wait_for = max(0.0, min(deadlines) - time.monotonic())
+                ready = set(wait([w.conn for w in busy + starting], timeout=wait_for))
                 now = time.monotonic()
                 for index, worker in enumerate(self._workers):
+                    if not worker.ready:
+                        if worker.conn in ready:
+                            self._mark_ready(worker)
+                        elif now >= worker.start_deadline:
+                            self._kill(worker)
+                            raise RuntimeError(
+                                "WorkerPool: a replacement worker did not start (initializer hung?)"
+                            )
+                        continue
                     task = worker.task
                     if task is None:
                         continue

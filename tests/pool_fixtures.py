@@ -22,3 +22,12 @@ def work(item: str) -> str:
 
 def pid(_: object) -> int:
     return os.getpid()
+
+
+def slow_start(seconds: float) -> None:
+    """An initializer that takes a while (like loading a model): spins, no sleep."""
+    import time
+
+    start = time.monotonic()
+    while time.monotonic() - start < seconds:
+        pass

@@ -60,3 +60,16 @@ def test_per_call_timeout_and_validation() -> None:
     p.close()
     with pytest.raises(RuntimeError, match="closed"):
         p.map(["x"])
+
+
+def test_timeout_returns_without_waiting_for_the_replacement() -> None:
+    import time
+
+    from pool_fixtures import slow_start
+
+    with WorkerPool(work, workers=1, timeout_s=0.3, initializer=slow_start, initargs=(1.5,)) as p:
+        assert p.map(["warm"]) == ["WARM"]  # first start is waited for
+        start = time.monotonic()
+        assert p.map(["hang"])[0].reason == "timeout"
+        assert time.monotonic() - start < 1.2  # deadline + kill, not + the 1.5 s start-up of the new worker
+        assert p.map(["next"]) == ["NEXT"]  # the replacement takes the next task once ready
