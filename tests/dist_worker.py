@@ -32,5 +32,20 @@ def main(output_dir: str) -> None:
     torch.save(result, Path(output_dir) / f"rank{rank}.pt")
 
 
+def train(output_dir: str) -> None:
+    """A whole (short) run_training under the 2-process launch."""
+    torch.set_num_threads(1)
+    from train_fixtures import ArithPlugin, run_dict
+
+    from botgrpo_core.config import parse_config
+    from botgrpo_core.plugins import get_plugin_manager
+    from botgrpo_core.train import run_training
+
+    get_plugin_manager().register(ArithPlugin(), name="test_arith", distribution="botgrpo-tests")
+    data = run_dict(Path(output_dir), training={"steps": 2, "prompts_per_step": 2, "group_size": 4})
+    summary = run_training(parse_config(data, source="<dist>"), progress=False, log=lambda m: None)
+    assert summary["steps"] == 2
+
+
 if __name__ == "__main__":
-    main(sys.argv[1])
+    {"advantages": main, "train": train}[sys.argv[1]](sys.argv[2])

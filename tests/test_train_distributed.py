@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import subprocess
@@ -21,12 +22,7 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def test_two_processes_match_one(tmp_path, arith_plugin):  # noqa: F811
-    config = parse(dist_config(tmp_path))
-    trainer, tokenizer, _ = build_trainer(config)  # also writes the tiny model the workers load
-    rows = get_task("arithmetic").train_rows(3, seed=7)
-    single = dist_results(trainer, tokenizer, rows, 0, len(DIST_COMPLETIONS))
-
+def _torchrun(mode: str, out: Path) -> None:
     env = {
         **os.environ,
         "OMP_NUM_THREADS": "1",
@@ -42,10 +38,20 @@ def test_two_processes_match_one(tmp_path, arith_plugin):  # noqa: F811
         "--master_addr=127.0.0.1",
         f"--master_port={_free_port()}",
         str(Path(__file__).parent / "dist_worker.py"),
-        str(tmp_path),
+        mode,
+        str(out),
     ]
     proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+
+
+def test_two_processes_match_one(tmp_path, arith_plugin):  # noqa: F811
+    config = parse(dist_config(tmp_path))
+    trainer, tokenizer, _ = build_trainer(config)  # also writes the tiny model the workers load
+    rows = get_task("arithmetic").train_rows(3, seed=7)
+    single = dist_results(trainer, tokenizer, rows, 0, len(DIST_COMPLETIONS))
+
+    _torchrun("advantages", tmp_path)
     ranks = [torch.load(tmp_path / f"rank{r}.pt", weights_only=False) for r in range(2)]
 
     per = len(DIST_COMPLETIONS) // 2
@@ -68,3 +74,13 @@ def test_two_processes_match_one(tmp_path, arith_plugin):  # noqa: F811
                     key,
                 )
         assert ref["advantages"].abs().max() > 0.1  # not a vacuous comparison
+
+
+def test_run_training_with_two_processes(tmp_path, arith_plugin):  # noqa: F811
+    """The whole run under a 2-process launch: DDP on gloo, one metrics writer, the eval on rank 0."""
+    _torchrun("train", tmp_path)
+    records = [json.loads(line) for line in (tmp_path / "metrics.jsonl").read_text().splitlines()]
+    assert [r["step"] for r in records if r["kind"] == "train"] == [1, 2]
+    assert [r["step"] for r in records if r["kind"] == "eval"] == [0, 2]
+    assert (tmp_path / "final_model" / "config.json").is_file()
+    assert (tmp_path / "checkpoint-2").is_dir()
