@@ -31,12 +31,18 @@ def make_steps_scorer(params: StepsParams) -> StepsScorer:
     return StepsScorer(params)
 
 
+def answer_fields(params: AnswerParams) -> tuple[str, ...]:
+    """The row field ``sympy.answer`` reads (checked before training)."""
+    return (params.reference_field,)
+
+
 ANSWER = SignalSpec(
     name="sympy.answer",
     kind="global",
     bounds=(0.0, 1.0),
     make_scorer=make_answer_scorer,
     params_model=AnswerParams,
+    required_fields=answer_fields,
     description="1 if the final answer (\\boxed{}, 'Answer:', 'A:' or a pattern) equals the reference, "
     "checked with sympy under time and memory limits",
     cpu_heavy=True,
