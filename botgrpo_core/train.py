@@ -734,7 +734,9 @@ def run_training(
     with args.main_process_first(local=False, desc="preparing the output dir and the model"):
         if is_main:
             _prepare_output_dir(output_dir, resume)
+        model_start = time.time()
         source = prepare_model_dir(config, run_data, log)
+        model_s = time.time() - model_start  # the warm start, when it is not cached
     model, tokenizer = load_model(config, source)
     train_rows = to_trainer_rows(run_data.train, config)
     run_data.eval = to_trainer_rows(run_data.eval, config)
@@ -794,6 +796,7 @@ def run_training(
     if is_main:
         trainer.save_model(str(output_dir / FINAL_MODEL_DIR))
     summary = _summary(config, ctx, preset, start, overrides)
+    summary["model_prep_s"] = round(model_s, 1)
     if is_main:
         if config.training.plots:
             summary["plots"] = write_plots(output_dir, metrics.read())
@@ -840,7 +843,10 @@ def format_report(summary: Mapping[str, Any]) -> str:
             b, a = before.get(key), after.get(key)
             fmt = lambda v: f"{v:>9.3f}" if isinstance(v, (int, float)) else f"{'-':>9}"  # noqa: E731
             lines.append(f"{label:<28}{fmt(b)}{fmt(a)}")
-    lines.append(f"\n{summary.get('steps')} steps of {summary.get('preset')} in {summary.get('wall_s')} s")
+    lines.append(
+        f"\n{summary.get('steps')} steps of {summary.get('preset')}; the run took {summary.get('wall_s')} s "
+        f"({summary.get('model_prep_s', 0)} s of it building/warm-starting the model)"
+    )
     lines.append(f"metrics: {summary.get('metrics')}")
     for plot in summary.get("plots", []):
         lines.append(f"plot:    {plot}")
