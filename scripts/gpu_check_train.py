@@ -34,7 +34,13 @@ def _single_process_env() -> None:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     os.environ.update(
-        {"RANK": "0", "LOCAL_RANK": "0", "WORLD_SIZE": "1", "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(port)}
+        {
+            "RANK": "0",
+            "LOCAL_RANK": "0",
+            "WORLD_SIZE": "1",
+            "MASTER_ADDR": "127.0.0.1",
+            "MASTER_PORT": str(port),
+        }
     )
 
 
@@ -92,7 +98,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--steps", type=int, default=6, help="training steps (default 6)")
     parser.add_argument("--out", type=Path, default=Path(os.environ.get("OUT", "/tmp/botgrpo-gpu-check")))
     parser.add_argument("--no-vllm", action="store_true", help="generate with HF generate instead of vLLM")
-    parser.add_argument("--cpu", action="store_true", help="run on CPU without vLLM (checks the script itself)")
+    parser.add_argument(
+        "--cpu", action="store_true", help="run on CPU without vLLM (checks the script itself)"
+    )
     args = parser.parse_args(argv)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")

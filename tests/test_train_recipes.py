@@ -11,7 +11,12 @@ from botgrpo_core.config import load_config
 
 ROOT = Path(__file__).resolve().parents[1]
 RECIPES = sorted((ROOT / "examples" / "recipes").glob("*.yaml"))
-CPU = ["engine.device=cpu", "engine.use_vllm=false", "engine.bf16=false", "engine.gradient_checkpointing=false"]
+CPU = [
+    "engine.device=cpu",
+    "engine.use_vllm=false",
+    "engine.bf16=false",
+    "engine.gradient_checkpointing=false",
+]
 
 
 def test_there_are_recipes_for_the_documented_models():
@@ -29,7 +34,9 @@ def test_run_file_is_valid_and_trl_accepts_it(path, tmp_path, recwarn):
     cpu = load_config(path, [*CPU, f"training.output_dir={tmp_path}"])
     args = grpo_args(cpu, resolve_preset(cpu), tmp_path)
     t = config.training
-    assert args.per_device_train_batch_size * t.gradient_accumulation_steps == t.prompts_per_step * t.group_size
+    assert (
+        args.per_device_train_batch_size * t.gradient_accumulation_steps == t.prompts_per_step * t.group_size
+    )
     assert args.num_generations == t.group_size and args.max_completion_length == t.max_new_tokens
 
 
