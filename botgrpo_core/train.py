@@ -321,6 +321,29 @@ def sharded_parameters() -> bool:
     return zero3 or env.get("ACCELERATE_USE_FSDP", "").lower() == "true"
 
 
+def single_process_distributed_env() -> None:
+    """Give a one-process run a one-rank torch.distributed world (vLLM colocate runs under it).
+
+    ``accelerate launch`` / ``torchrun`` set these variables; a plain ``botgrpo train`` does not.
+    """
+    if "RANK" in os.environ or "WORLD_SIZE" in os.environ:
+        return
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    os.environ.update(
+        {
+            "RANK": "0",
+            "LOCAL_RANK": "0",
+            "WORLD_SIZE": "1",
+            "MASTER_ADDR": "127.0.0.1",
+            "MASTER_PORT": str(port),
+        }
+    )
+
+
 def world_size() -> int:
     return int(os.environ.get("WORLD_SIZE", "1"))
 
@@ -348,6 +371,8 @@ def grpo_args(config: RunConfig, preset: Preset, output_dir: Path) -> Any:
         raise TrainingSetupError("engine.device is 'cuda' but no CUDA device is visible; use 'auto' or 'cpu'")
     if e.use_vllm and use_cpu:
         raise TrainingSetupError("engine.use_vllm needs a CUDA GPU; set engine.use_vllm: false on CPU")
+    if e.use_vllm and e.vllm_mode == "colocate":
+        single_process_distributed_env()
     kwargs: dict[str, Any] = {
         "output_dir": str(output_dir),
         "per_device_train_batch_size": per_device,

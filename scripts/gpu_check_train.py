@@ -20,28 +20,9 @@ import argparse
 import json
 import math
 import os
-import socket
 import sys
 import time
 from pathlib import Path
-
-
-def _single_process_env() -> None:
-    """vLLM colocate runs under torch.distributed even in one process: provide a one-rank world."""
-    if "RANK" in os.environ:
-        return
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    os.environ.update(
-        {
-            "RANK": "0",
-            "LOCAL_RANK": "0",
-            "WORLD_SIZE": "1",
-            "MASTER_ADDR": "127.0.0.1",
-            "MASTER_PORT": str(port),
-        }
-    )
 
 
 def run_config(out: Path, steps: int, use_vllm: bool, cpu: bool) -> dict:
@@ -121,7 +102,6 @@ def main(argv: list[str] | None = None) -> int:
             print("vLLM is not installed: pip install -e '.[trl,vllm]', or pass --no-vllm", file=sys.stderr)
             return 2
         info["vllm"] = vllm.__version__
-        _single_process_env()
     else:
         torch.set_num_threads(1 if args.cpu else torch.get_num_threads())
 
