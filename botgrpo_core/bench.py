@@ -431,8 +431,14 @@ def execute(
     timeout_s: float,
     job_extra: Callable[[Job], dict[str, Any]],
     log: Callable[[str], None] = print,
+    together: Callable[[Job, Job], bool] | None = None,
 ) -> list[dict[str, Any]]:
-    """Run the jobs ``parallel`` at a time, each in its own process; returns their results in order."""
+    """Run the jobs ``parallel`` at a time, each in its own process; returns their results in order.
+
+    :param together: ``together(a, b)`` for consecutive jobs that must start at the same moment (the
+        candidate and the reference of one seed: their step times are compared, so they share the
+        machine with each other rather than with whatever else happens to run).
+    """
     results: list[dict[str, Any] | None] = [None] * len(jobs)
     todo = []
     first: dict[Path, int] = {}  # run folder -> the job that runs it (sweep points can share grid runs)
@@ -500,8 +506,36 @@ def execute(
                 f"(elapsed {elapsed / 60:.1f} min, ~{eta / 60:.1f} min left)"
             )
 
-    with ThreadPoolExecutor(max_workers=max(1, parallel)) as pool:
-        list(pool.map(one, todo))
+    # Units of jobs that start together; the dispatcher takes one slot per job before starting a unit.
+    units: list[list[int]] = []
+    for i in todo:
+        if (
+            units
+            and together is not None
+            and len(units[-1]) < parallel
+            and together(jobs[units[-1][-1]], jobs[i])
+        ):
+            units[-1].append(i)
+        else:
+            units.append([i])
+    slots = threading.Semaphore(max(1, parallel))
+    workers: list[threading.Thread] = []
+
+    def run_then_release(i: int) -> None:
+        try:
+            one(i)
+        finally:
+            slots.release()
+
+    for unit in units:
+        for _ in unit:
+            slots.acquire()
+        for i in unit:
+            worker = threading.Thread(target=run_then_release, args=(i,), daemon=True)
+            worker.start()
+            workers.append(worker)
+    for worker in workers:
+        worker.join()
     for i, job in enumerate(jobs):
         if results[i] is None:
             results[i] = results[first[job.run_dir]]
@@ -679,6 +713,11 @@ def run_bench(
         timeout_s=bench.run_timeout_s,
         job_extra=extra,
         log=log,
+        together=lambda a, b: (
+            a.group == b.group == "grid"
+            and (a.task, a.seed) == (b.task, b.seed)
+            and {a.method, b.method} == {bench.candidate, bench.reference}
+        ),
     )
     runs_s = time.perf_counter() - t1
     meta = {

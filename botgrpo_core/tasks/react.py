@@ -297,5 +297,30 @@ class ReactTask:
         }
 
     def success(self, row: dict[str, Any], completion: str) -> bool:
-        """Task success of one rollout: the component compiles."""
-        return self.check([row], [completion])[0][0]
+        """Task success of one rollout: the component compiles.
+
+        The trainer asks once per rollout, and rollouts of a group repeat each other more and more as
+        training converges, so results are remembered per completion text (compilation does not
+        depend on the row).
+        """
+        cached = self._compiled.get(completion)
+        if cached is None:
+            cached = self.success_batch([row], [completion])[0]
+        return cached
+
+    def success_batch(self, rows: Sequence[dict[str, Any]], completions: Sequence[str]) -> list[bool]:
+        """:meth:`success` for many rollouts in one compile request."""
+        from botgrpo_core.signals import Sample, SampleError
+
+        todo = sorted({c for c in completions if c not in self._compiled})
+        if todo:
+            results = self._checkers[0].score([Sample(prompt="", completion=c) for c in todo])
+            if len(self._compiled) > 50_000:  # bound the memory of a long run
+                self._compiled.clear()
+            for c, r in zip(todo, results, strict=True):
+                self._compiled[c] = not isinstance(r, SampleError) and r == 1.0
+        return [self._compiled[c] for c in completions]
+
+    @cached_property
+    def _compiled(self) -> dict[str, bool]:
+        return {}
