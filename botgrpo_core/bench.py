@@ -118,6 +118,11 @@ class BenchFile(_Strict):
         default_factory=dict, description="dotted-key overrides applied by --quick (e.g. seeds: [0])"
     )
     run_timeout_s: float = Field(3600.0, gt=0, description="a run over this wall time is killed and reported")
+    signal_quality_samples: int = Field(
+        100,
+        ge=0,
+        description="warm-policy samples on which the local signals are checked against the task (0 = off)",
+    )
 
     @field_validator("methods")
     @classmethod
@@ -448,11 +453,11 @@ def execute(
         first[job.run_dir] = i
         saved = _done(job)
         if saved is not None:
-            results[i] = saved
+            results[i] = {**saved, "reused": True}
         else:
             todo.append(i)
-    if len(todo) < len(jobs):
-        log(f"bench: {len(jobs) - len(todo)} of {len(jobs)} runs already finished (reused)")
+    if len(todo) < len(first):
+        log(f"bench: {len(first) - len(todo)} of {len(first)} runs already finished (reused)")
     lock = threading.Lock()
     started = time.perf_counter()
     finished = [0]
@@ -720,7 +725,24 @@ def run_bench(
         ),
     )
     runs_s = time.perf_counter() - t1
+    quality = signal_quality_all(bench, warm, log) if bench.signal_quality_samples else {}
+    previous = out_dir / "meta.json"
+    history = (
+        json.loads(previous.read_text(encoding="utf-8")).get("history", []) if previous.is_file() else []
+    )
+    ran = sum(1 for r in results if r.get("status") == "ok" and not r.get("reused"))
+    history.append(
+        {
+            "date": time.strftime("%Y-%m-%d %H:%M %Z"),
+            "command": command,
+            "runs_s": runs_s,
+            "runs_started": ran,
+            "load_average": os.getloadavg() if hasattr(os, "getloadavg") else None,
+        }
+    )
     meta = {
+        "history": history,
+        "signal_quality": quality,
         "bench": bench.name,
         "command": command,
         "quick": quick,
@@ -740,6 +762,32 @@ def run_bench(
     if failed:
         log(f"bench {bench.name}: {len(failed)} run(s) failed: {', '.join(failed)} (see their bench.log)")
     return out_dir
+
+
+def signal_quality_all(
+    bench: BenchFile, warm: dict[str, Path | None], log: Callable[[str], None]
+) -> dict[str, Any]:
+    """:func:`~botgrpo_core.bench_report.signal_quality` of every task's local signals on its warm policy."""
+    from botgrpo_core.bench_report import signal_quality
+
+    out: dict[str, Any] = {}
+    for name, task in bench.tasks.items():
+        path = warm.get(name)
+        if path is None:
+            continue
+        data = task.run.get("data", {})
+        try:
+            out[name] = signal_quality(
+                data.get("task", "arithmetic"),
+                data.get("task_params", {}) or {},
+                task.run["rewards"]["signals"],
+                path,
+                n=bench.signal_quality_samples,
+            )
+        except Exception as exc:  # a diagnostic: report it, never lose the bench over it
+            out[name] = {"error": f"{type(exc).__name__}: {exc}"}
+        log(f"signal quality [{name}]: {out[name]}")
+    return out
 
 
 def run_bench_command(args: argparse.Namespace) -> int:

@@ -178,6 +178,115 @@ def pass_at_k_eval(config: RunConfig, run_dir: Path, *, k: int, prompts: int) ->
     }
 
 
+# --- signal quality ----------------------------------------------------------------------------------------------
+def _line_truth_arithmetic(task: Any, row: dict[str, Any], completion: str) -> list[tuple[int, int, bool]]:
+    """``(start, end, wrong)`` per step line of an arithmetic completion, by the task's own grading rule."""
+    from botgrpo_core.tasks.arithmetic import _STEP, apply
+
+    problem = task.parse_row(row)
+    out, prev, pos = [], problem.operands[0], 0
+    lines = completion.split("\n")
+    for k, (op, x) in enumerate(zip(problem.ops, problem.operands[1:], strict=True)):
+        if k >= len(lines):
+            break
+        line = lines[k]
+        m = _STEP.match(line)
+        wrong = m is None
+        if m is not None:
+            a, line_op, b, v = int(m[1]), m[2], int(m[3]), int(m[4])
+            wrong = a != prev or line_op != op or b != x or v != apply(a, op, b)
+            prev = v
+        out.append((pos, pos + len(line), wrong))
+        pos += len(line) + 1
+    return out
+
+
+def signal_quality(
+    task_name: str,
+    task_params: dict[str, Any],
+    signals: Sequence[dict[str, Any]],
+    model_dir: Path,
+    *,
+    n: int = 100,
+) -> dict[str, Any]:
+    """How well the local signals point at what is wrong, on ``n`` samples of the warm policy.
+
+    The reference is the task's own checker, independent of the signals: for arithmetic, each step
+    line graded by the task (a refuted step should carry a negative span, a correct one should not);
+    for React, compilation (a component that fails to compile should carry a negative span somewhere,
+    one that compiles cleanly should carry none).
+    """
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from botgrpo_core.bench_warmstart import sample_completions
+    from botgrpo_core.plugins import get_plugin_manager
+    from botgrpo_core.signals import Sample, SampleError
+    from botgrpo_core.tasks import get_task
+
+    task = get_task(task_name, task_params)
+    rows = task.eval_rows(n, seed=0)
+    model = AutoModelForCausalLM.from_pretrained(model_dir)
+    tokenizer = AutoTokenizer.from_pretrained(model_dir)
+    tokenizer.padding_side = "left"
+    max_new = task.max_completion_chars + 5 if hasattr(task, "max_completion_chars") else 40
+    completions = sample_completions(
+        model, tokenizer, [r["prompt"] for r in rows], max_new_tokens=max_new, seed=99
+    )
+    samples = [
+        Sample(prompt=r["prompt"], completion=c, row=r) for r, c in zip(rows, completions, strict=True)
+    ]
+    manager = get_plugin_manager()
+    negatives: list[list[tuple[int, int]]] = [[] for _ in samples]  # spans with a negative value
+    for sig in signals:
+        registered = manager.get_signal(sig["name"])
+        if registered.spec.kind != "local":
+            continue
+        scorer = registered.spec.make_scorer(
+            registered.spec.params_model.model_validate(sig.get("params", {}))
+        )
+        for i, result in enumerate(scorer.score(samples)):
+            if isinstance(result, SampleError) or not isinstance(result, list):
+                continue
+            negatives[i] += [(span.start, span.end) for span in result if span.value < 0]
+        if hasattr(scorer, "close"):
+            scorer.close()
+
+    def overlaps(spans: list[tuple[int, int]], a: int, b: int) -> bool:
+        return any(s < b and e > a for s, e in spans)
+
+    if task_name == "arithmetic":
+        tp = fp = fn = tn = 0
+        for i, (row, completion) in enumerate(zip(rows, completions, strict=True)):
+            for a, b, wrong in _line_truth_arithmetic(task, row, completion):
+                flagged = overlaps(negatives[i], a, b)
+                tp += wrong and flagged
+                fn += wrong and not flagged
+                fp += flagged and not wrong
+                tn += not wrong and not flagged
+        return {
+            "unit": "step line",
+            "lines": tp + fp + fn + tn,
+            "wrong_lines": tp + fn,
+            "recall": tp / max(tp + fn, 1),
+            "precision": tp / max(tp + fp, 1),
+            "false_alarm_rate": fp / max(fp + tn, 1),
+        }
+    ok = (
+        [c for c, _ in task.check(rows, completions)]
+        if hasattr(task, "check")
+        else [task.success(r, c) for r, c in zip(rows, completions, strict=True)]
+    )
+    failed = [i for i, good in enumerate(ok) if not good]
+    passed = [i for i, good in enumerate(ok) if good]
+    return {
+        "unit": "completion",
+        "samples": len(samples),
+        "failed": len(failed),
+        "failed_with_negative_span": sum(bool(negatives[i]) for i in failed) / max(len(failed), 1),
+        "compiling_with_negative_span": sum(bool(negatives[i]) for i in passed) / max(len(passed), 1),
+    }
+
+
 # --- aggregation --------------------------------------------------------------------------------------------------
 def _stat(values: Iterable[float | None]) -> tuple[float, float, float, int] | None:
     vals = [v for v in values if v is not None and not (isinstance(v, float) and math.isnan(v))]
@@ -347,9 +456,18 @@ def render_summary(
         f"{meta.get('threads_per_run')} torch thread each; load average at the end {meta.get('load_average')}",
         f"- Date: {meta.get('date')}; wall time {meta.get('total_s', 0) / 60:.1f} min "
         f"(warm starts {meta.get('warm_start_s', 0) / 60:.1f} min, runs {meta.get('runs_s', 0) / 60:.1f} min)",
-        f"- Seeds: {', '.join(map(str, bench.seeds))}; methods: {', '.join(bench.methods)}",
-        "",
     ]
+    history = meta.get("history") or []
+    if len(history) > 1 or (history and history[0].get("runs_started", 0) < len(runs)):
+        parts = [
+            f"{h['date']}: {h['runs_started']} runs in {h['runs_s'] / 60:.1f} min (load {_load(h)})"
+            for h in history
+        ]
+        lines.append(
+            f"- Invocations (finished runs are reused): {'; '.join(parts)}; runs total "
+            f"{sum(h['runs_s'] for h in history) / 60:.1f} min"
+        )
+    lines += [f"- Seeds: {', '.join(map(str, bench.seeds))}; methods: {', '.join(bench.methods)}", ""]
     failed = [r for r in runs if r["status"] != "ok"]
     if failed:
         lines += [
@@ -436,6 +554,31 @@ def render_summary(
         if f"curves_{task_name}" in plots:
             lines += ["", f"![{task_name}: {task.metric} vs step]({plots[f'curves_{task_name}']})"]
         lines.append("")
+    quality = meta.get("signal_quality") or {}
+    if quality:
+        lines += ["## Signal quality (warm policy)", ""]
+        lines.append(
+            "Do the local signals point at what is wrong? Checked on samples of the warm policy against the "
+            "task's own checker, which is independent of the signals."
+        )
+        lines.append("")
+        for name, q in quality.items():
+            if "error" in q:
+                lines.append(f"- `{name}`: not measured ({q['error']})")
+            elif q.get("unit") == "step line":
+                lines.append(
+                    f"- `{name}`: {q['lines']} step lines, {q['wrong_lines']} wrong by the task's grading; a negative "
+                    f"local span covers {q['recall']:.0%} of the wrong lines (recall), {q['precision']:.0%} of flagged "
+                    f"lines are wrong (precision), {q['false_alarm_rate']:.0%} of correct lines are flagged."
+                )
+            else:
+                lines.append(
+                    f"- `{name}`: {q['samples']} completions, {q['failed']} fail to compile; "
+                    f"{q['failed_with_negative_span']:.0%} of those carry a negative local span; "
+                    f"{q['compiling_with_negative_span']:.0%} of the compiling ones do too (React rule violations "
+                    "such as a missing key compile but are flagged by jsx.rules, by design)."
+                )
+        lines.append("")
     sweep = [r for r in runs if r["group"] == "sweep"]
     if sweep and bench.sweep is not None:
         sw = bench.sweep
@@ -481,6 +624,11 @@ def render_summary(
         "",
     ]
     return "\n".join(lines)
+
+
+def _load(entry: dict[str, Any]) -> str:
+    load = entry.get("load_average")
+    return f"{load[0]:.1f}" if isinstance(load, (list, tuple)) and load else "?"
 
 
 def _pretty(values: dict[str, Any]) -> str:

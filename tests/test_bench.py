@@ -154,6 +154,19 @@ def test_ratio_pairs_seeds_and_flags_censoring() -> None:
     assert r is not None and r["ratio"][0] == pytest.approx(2.0) and r["ratio"][3] == 1 and r["censored"]
 
 
+def test_step_line_truth_agrees_with_the_task_grading() -> None:
+    """The signal-quality reference marks exactly the lines the arithmetic task counts as wrong."""
+    from botgrpo_core.bench_report import _line_truth_arithmetic
+
+    task = get_task("arithmetic", {"error_rate": 0.6})
+    rows = task.train_rows(300, seed=3)
+    for row, demo in zip(rows, task.demonstrations(rows, seed=3), strict=True):
+        lines = _line_truth_arithmetic(task, row, demo)
+        _, wrong, expected = task.grade(row, demo)
+        assert len(lines) == expected and sum(w for _, _, w in lines) == wrong
+        assert all(demo[a:b] == demo.split("\n")[k] for k, (a, b, _) in enumerate(lines))
+
+
 # --- the React task ----------------------------------------------------------------------------------------------
 def test_react_splits_are_disjoint_and_deterministic() -> None:
     task = ReactTask()
@@ -233,7 +246,7 @@ TINY = {
 
 
 def test_quick_bench_runs_end_to_end(tmp_path: Path) -> None:
-    sets = [f"cache_dir={tmp_path / 'cache'}"]
+    sets = [f"cache_dir={tmp_path / 'cache'}", "signal_quality_samples=4"]
     for key, value in TINY.items():
         sets += sorted({f"{key.format(t=t)}={value}" for t in ("math", "react")})
     out = tmp_path / "results"
@@ -260,7 +273,10 @@ def test_quick_bench_runs_end_to_end(tmp_path: Path) -> None:
             assert all(0.0 <= p[metric] <= 1.0 for p in points if p["task"] == task)
     summary = (out / "summary.md").read_text()
     assert "## Task `math`" in summary and "## Task `react`" in summary
-    assert "--quick" in summary and "Machine:" in summary
+    assert "--quick" in summary and "Machine:" in summary and "## Signal quality" in summary
+    meta = json.loads((out / "meta.json").read_text())
+    assert meta["signal_quality"]["math"]["unit"] == "step line"
+    assert meta["signal_quality"]["react"]["samples"] == 4
     for png in ("curves_math.png", "curves_react.png", "step_time.png"):
         assert (out / png).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
