@@ -334,6 +334,8 @@ def collect(
             "target": task.target,
             "initial": points[0][1].get(task.metric) if points else None,
             "final": final.get(task.metric),
+            # mean over the evaluations after the start: the area under the curve, free of any target choice
+            "curve_mean": _curve_mean(points, task.metric),
             "steps_to_target": steps_to_target(points, task.metric, task.target, task.higher_is_better),
             "s_per_step": step_seconds(train, result, steps),
             "wall_s": result.get("wall_s"),
@@ -351,6 +353,11 @@ def collect(
             row["pass_k"] = result["pass_k"]
         run_rows.append(row)
     return eval_rows, run_rows
+
+
+def _curve_mean(points: Sequence[tuple[int, dict[str, float]]], metric: str) -> float | None:
+    values = [v[metric] for step, v in points if step > 0 and metric in v]
+    return statistics.fmean(values) if values else None
 
 
 def _by(rows: Iterable[dict[str, Any]], *keys: str) -> dict[tuple[Any, ...], list[dict[str, Any]]]:
@@ -372,7 +379,8 @@ def _censored(row: dict[str, Any]) -> tuple[float | None, bool]:
 def ratio_summary(
     runs: Sequence[dict[str, Any]], task: str, reference: str, candidate: str
 ) -> dict[str, Any] | None:
-    """Per-seed paired ratio ``steps_ref / steps_candidate`` (censored runs count their length)."""
+    """Paired comparison per seed: ``steps_ref / steps_candidate`` (censored runs count their length; None
+    when no seed has a run reaching the target), the step-time ratio, and the difference of curve means."""
     grid = [r for r in runs if r["group"] == "grid" and r["task"] == task]
     ref = {r["seed"]: r for r in grid if r["method"] == reference}
     cand = {r["seed"]: r for r in grid if r["method"] == candidate}
@@ -385,17 +393,26 @@ def ratio_summary(
         ratios.append(a / b)
         censored |= not (a_ok and b_ok)
         wins += b < a or (b_ok and not a_ok)
-    if not ratios:
+    seeds = sorted(s for s in set(ref) & set(cand) if ref[s]["status"] == cand[s]["status"] == "ok")
+    if not seeds:
         return None
-    ref_t = [ref[s]["s_per_step"] for s in ref if ref[s]["s_per_step"]]
-    cand_t = [cand[s]["s_per_step"] for s in cand if cand[s]["s_per_step"]]
+    ref_t = [ref[s]["s_per_step"] for s in seeds if ref[s]["s_per_step"]]
+    cand_t = [cand[s]["s_per_step"] for s in seeds if cand[s]["s_per_step"]]
     overhead = statistics.fmean(cand_t) / statistics.fmean(ref_t) if ref_t and cand_t else None
+    diffs = [
+        cand[s]["curve_mean"] - ref[s]["curve_mean"]
+        for s in seeds
+        if cand[s].get("curve_mean") is not None and ref[s].get("curve_mean") is not None
+    ]
     return {
         "ratio": _stat(ratios),
         "censored": censored,
         "wins": wins,
         "pairs": len(ratios),
+        "seeds": len(seeds),
         "step_time_ratio": overhead,
+        "curve_mean_diff": _stat(diffs),
+        "curve_mean_better": sum(d > 0 for d in diffs),
     }
 
 
@@ -495,6 +512,7 @@ def render_summary(
         extra = task.extra_metrics
         pass_k = task.pass_k
         header = ["method", "steps to target", "reached", f"initial {task.metric}", f"final {task.metric}"]
+        header += ["mean over the run"]
         header += [f"final {e}" for e in extra]
         header += ["s/step", "no-spread groups (outcome, last 10 steps)"]
         if pass_k:
@@ -511,6 +529,7 @@ def render_summary(
                 f"{len(reached)}/{len(rs)}",
                 _fmt(_stat(r["initial"] for r in ok)),
                 _fmt(_stat(r["final"] for r in ok)),
+                _fmt(_stat(r["curve_mean"] for r in ok)),
             ]
             cells += [_fmt(_stat(r.get(f"final_{e}") for r in ok)) for e in extra]
             cells += [
@@ -525,32 +544,15 @@ def render_summary(
             lines.append("| " + " | ".join(cells) + " |")
         lines.append("")
         lines.append(
+            "Mean over the run: the metric averaged over every evaluation after step 0 (the area under the "
+            "curve divided by its length), a summary that does not depend on the target. "
             "Steps to target: first evaluation step at or above the target, mean (min-max) over the seeds "
             "that reached it; evaluations are "
             f"{bench.tasks[task_name].run.get('training', {}).get('eval_every', '?')} steps apart, so that is the resolution."
         )
         ratio = ratios.get(task_name)
-        if ratio is not None:
-            r_mean, r_lo, r_hi, n = ratio["ratio"]
-            bound = (
-                " (censored: in some seeds a method missed the target; its run length stands in for its steps)"
-                if ratio["censored"]
-                else ""
-            )
-            lines.append(
-                f"**Steps ratio {bench.reference} / {bench.candidate}: {r_mean:.2f} (per-seed {r_lo:.2f}-{r_hi:.2f}, "
-                f"{n} paired seeds){bound}**; {bench.candidate} reached the target first in {ratio['wins']} of {n}. "
-                + (
-                    f"Step-time ratio {bench.candidate} / {bench.reference}: **{ratio['step_time_ratio']:.2f}** "
-                    "(local signal scoring, alignment and the token-level estimator, measured with both running side by side)."
-                    if ratio["step_time_ratio"]
-                    else ""
-                )
-            )
-        else:
-            lines.append(
-                f"No paired {bench.reference} / {bench.candidate} ratio (a method missing or no run reached the target)."
-            )
+        lines.append("")
+        lines += _comparison_lines(ratio, bench.reference, bench.candidate, task.metric)
         if f"curves_{task_name}" in plots:
             lines += ["", f"![{task_name}: {task.metric} vs step]({plots[f'curves_{task_name}']})"]
         lines.append("")
@@ -624,6 +626,40 @@ def render_summary(
         "",
     ]
     return "\n".join(lines)
+
+
+def _comparison_lines(ratio: dict[str, Any] | None, reference: str, candidate: str, metric: str) -> list[str]:
+    """The paired candidate-vs-reference sentences of a task."""
+    if ratio is None:
+        return [f"No paired {reference} / {candidate} comparison (a method is missing or its runs failed)."]
+    out = []
+    if ratio["ratio"] is not None:
+        r_mean, r_lo, r_hi, n = ratio["ratio"]
+        bound = (
+            " (censored: in some seeds a method missed the target; its run length stands in for its steps)"
+            if ratio["censored"]
+            else ""
+        )
+        out.append(
+            f"- **Steps to target, {reference} / {candidate}: {r_mean:.2f}** (per seed {r_lo:.2f}-{r_hi:.2f}, "
+            f"{n} paired seeds){bound}; {candidate} reached the target first in {ratio['wins']} of {n}."
+        )
+    else:
+        out.append(
+            f"- Steps to target: no ratio, neither {reference} nor {candidate} reached the target in any seed."
+        )
+    if ratio["curve_mean_diff"] is not None:
+        d_mean, d_lo, d_hi, n = ratio["curve_mean_diff"]
+        out.append(
+            f"- Mean {metric} over the run, {candidate} minus {reference}: {d_mean:+.3f} (per seed {d_lo:+.3f} to "
+            f"{d_hi:+.3f}); {candidate} higher in {ratio['curve_mean_better']} of {n} seeds."
+        )
+    if ratio["step_time_ratio"]:
+        out.append(
+            f"- Step time {candidate} / {reference}: **{ratio['step_time_ratio']:.2f}** (local signal scoring, span "
+            "alignment and the token-level estimator; the two runs of a seed start side by side)."
+        )
+    return out
 
 
 def _load(entry: dict[str, Any]) -> str:

@@ -152,6 +152,16 @@ def test_ratio_pairs_seeds_and_flags_censoring() -> None:
     runs = [_run("grpo", 0, None), _run("bot-grpo", 0, 50), _run("grpo", 1, None), _run("bot-grpo", 1, None)]
     r = ratio_summary(runs, "t", "grpo", "bot-grpo")
     assert r is not None and r["ratio"][0] == pytest.approx(2.0) and r["ratio"][3] == 1 and r["censored"]
+    # no run reaches the target: no ratio, but the curve means are still compared per seed
+    runs = [
+        {**_run(m, seed, None), "curve_mean": c}
+        for m, seed, c in [("grpo", 0, 0.5), ("bot-grpo", 0, 0.6), ("grpo", 1, 0.5), ("bot-grpo", 1, 0.45)]
+    ]
+    r = ratio_summary(runs, "t", "grpo", "bot-grpo")
+    assert r is not None and r["ratio"] is None
+    mean, lo, hi, n = r["curve_mean_diff"]
+    assert (mean, lo, hi, n) == (pytest.approx(0.025), pytest.approx(-0.05), pytest.approx(0.1), 2)
+    assert r["curve_mean_better"] == 1
 
 
 def test_step_line_truth_agrees_with_the_task_grading() -> None:
