@@ -106,7 +106,11 @@ class BenchFile(_Strict):
     parallel: int = Field(2, ge=1, description="runs side by side (one per core)")
     threads_per_run: int = Field(1, ge=1, description="torch threads of each run")
     seeds: list[int] = Field([0, 1, 2], min_length=1, description="training seeds of every method")
-    methods: list[str] = Field(..., min_length=1, description="algorithm presets compared")
+    methods: list[str] = Field(
+        ...,
+        min_length=1,
+        description="algorithm presets compared; 'preset:key=value,...' is a variant with algorithm overrides",
+    )
     reference: str = Field("grpo", description="the baseline in ratios (steps_ref / steps_candidate)")
     candidate: str = Field("bot-grpo", description="the method the ratios are about")
     tasks: dict[str, TaskBench] = Field(..., min_length=1, description="task name -> task section")
@@ -155,13 +159,40 @@ class BenchFile(_Strict):
         return self
 
 
-def _check_preset(name: str, where: str) -> None:
+def parse_method(method: str) -> tuple[str, dict[str, Any]]:
+    """``"bot-grpo:aggregation=token,eps_high=0.28"`` -> ``("bot-grpo", {"aggregation": "token", ...})``.
+
+    A method is a preset name, optionally with ``algorithm`` overrides (a variant, e.g. to check the
+    loss aggregation); values are read as YAML scalars.
+    """
+    name, _, rest = method.partition(":")
+    overrides: dict[str, Any] = {}
+    for item in filter(None, (p.strip() for p in rest.split(","))):
+        key, sep, raw = item.partition("=")
+        if not sep:
+            raise ValueError(f"method {method!r}: expected preset:key=value[,key=value], got {item!r}")
+        overrides[key.strip()] = yaml.safe_load(raw)
+    return name.strip(), overrides
+
+
+def _folder(method: str) -> str:
+    """A folder name for a method (variants' ``:`` and ``,`` become ``+``)."""
+    return method.replace(":", "+").replace(",", "+")
+
+
+def _check_preset(method: str, where: str) -> None:
+    from botgrpo_core.config import AlgorithmConfig
     from botgrpo_core.presets import PRESETS
 
+    name, overrides = parse_method(method)
     if name not in PRESETS:
         close = difflib.get_close_matches(name, list(PRESETS), n=1)
         hint = f" did you mean {close[0]!r}?" if close else ""
         raise ValueError(f"{where}: unknown preset {name!r};{hint} choose from {', '.join(PRESETS)}")
+    try:
+        AlgorithmConfig.model_validate({"preset": name, **overrides})
+    except ValidationError as exc:
+        raise ValueError(f"{where}: method {method!r} has invalid algorithm overrides: {exc}") from None
 
 
 # --- loading ------------------------------------------------------------------------------------------------------
@@ -310,9 +341,10 @@ def derive_run(
     run.setdefault("model", {})
     if warm_path is not None:
         run["model"]["name_or_path"] = str(warm_path)
-    run["algorithm"] = {"preset": method}
+    preset, overrides = parse_method(method)
+    run["algorithm"] = {"preset": preset, **overrides}
     rewards = run["rewards"]
-    if not PRESETS[method].uses_local_signals:
+    if not PRESETS[preset].uses_local_signals:
         rewards["signals"] = [s for s in rewards["signals"] if kinds[s["name"]] == "global"]
         rewards["beta"] = 0.0
     if alpha is not None:
@@ -338,7 +370,7 @@ def plan(bench: BenchFile, out_dir: Path, warm: dict[str, Path | None]) -> list[
     for task_name, task in bench.tasks.items():
         for seed in bench.seeds:
             for method in order:
-                run_dir = out_dir / "runs" / task_name / method / f"seed{seed}"
+                run_dir = out_dir / "runs" / task_name / _folder(method) / f"seed{seed}"
                 run = derive_run(
                     task,
                     method=method,
@@ -364,12 +396,12 @@ def plan(bench: BenchFile, out_dir: Path, warm: dict[str, Path | None]) -> list[
                     )
                     # a sweep point equal to a grid run shares its folder (run once, reported in both)
                     run_dir = (
-                        out_dir / "runs" / sw.task / sw.method / f"seed{seed}"
+                        out_dir / "runs" / sw.task / _folder(sw.method) / f"seed{seed}"
                         if same_as_grid
                         else out_dir
                         / "runs"
                         / sw.task
-                        / f"sweep-{sw.method}-a{alpha:g}-b{beta:g}"
+                        / f"sweep-{_folder(sw.method)}-a{alpha:g}-b{beta:g}"
                         / f"seed{seed}"
                     )
                     run = derive_run(

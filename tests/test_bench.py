@@ -85,6 +85,18 @@ def test_outcome_only_methods_see_only_global_signals(tmp_path: Path) -> None:
     assert run["training"]["steps"] == task.run["training"]["steps"]
 
 
+def test_method_variants_carry_algorithm_overrides(tmp_path: Path) -> None:
+    bench = load_bench(
+        BENCH, overrides=["methods=[bot-grpo, 'bot-grpo:aggregation=token,eps_high=0.28', grpo]"]
+    )
+    variant = next(j for j in plan(bench, tmp_path, {}) if ":" in j.method)
+    assert variant.run["algorithm"] == {"preset": "bot-grpo", "aggregation": "token", "eps_high": 0.28}
+    assert len(variant.run["rewards"]["signals"]) > 1  # a bot-grpo variant keeps the local signals
+    assert ":" not in str(variant.run_dir.relative_to(tmp_path))
+    with pytest.raises(BenchError, match="invalid algorithm overrides"):
+        load_bench(BENCH, overrides=["methods=['grpo:agregation=token']"])
+
+
 def test_plan_pairs_runs_and_marks_outcome_dominance(tmp_path: Path) -> None:
     bench = load_bench(BENCH)
     jobs = plan(bench, tmp_path, {})
