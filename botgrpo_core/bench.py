@@ -759,8 +759,12 @@ def run_bench(
     runs_s = time.perf_counter() - t1
     quality = signal_quality_all(bench, warm, log) if bench.signal_quality_samples else {}
     previous = out_dir / "meta.json"
-    history = (
-        json.loads(previous.read_text(encoding="utf-8")).get("history", []) if previous.is_file() else []
+    old_meta = json.loads(previous.read_text(encoding="utf-8")) if previous.is_file() else {}
+    history = old_meta.get("history") or (
+        # a report written before invocations were recorded: keep what it knew
+        [{k: old_meta.get(k) for k in ("date", "command", "runs_s", "load_average")} | {"runs_started": None}]
+        if "runs_s" in old_meta
+        else []
     )
     ran = sum(1 for r in results if r.get("status") == "ok" and not r.get("reused"))
     history.append(

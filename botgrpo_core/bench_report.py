@@ -471,18 +471,20 @@ def render_summary(
         f"- Command: `{meta.get('command')}`",
         f"- Machine: {meta.get('machine')}; {meta.get('parallel')} runs side by side, "
         f"{meta.get('threads_per_run')} torch thread each; load average at the end {meta.get('load_average')}",
-        f"- Date: {meta.get('date')}; wall time {meta.get('total_s', 0) / 60:.1f} min "
-        f"(warm starts {meta.get('warm_start_s', 0) / 60:.1f} min, runs {meta.get('runs_s', 0) / 60:.1f} min)",
+        _time_line(runs, meta),
     ]
     history = meta.get("history") or []
-    if len(history) > 1 or (history and history[0].get("runs_started", 0) < len(runs)):
+    working = [h for h in history if h.get("runs_started") != 0]
+    if len(history) > 1:
         parts = [
-            f"{h['date']}: {h['runs_started']} runs in {h['runs_s'] / 60:.1f} min (load {_load(h)})"
-            for h in history
+            f"{h['date']}: {h['runs_started'] if h.get('runs_started') is not None else '?'} runs started, "
+            f"{h['runs_s'] / 60:.1f} min (load at the end {_load(h)})"
+            for h in working
         ]
+        report_only = len(history) - len(working)
         lines.append(
-            f"- Invocations (finished runs are reused): {'; '.join(parts)}; runs total "
-            f"{sum(h['runs_s'] for h in history) / 60:.1f} min"
+            f"- Invocations that ran something: {'; '.join(parts) or 'none'}"
+            + (f"; {report_only} more only rewrote this report from the finished runs" if report_only else "")
         )
     lines += [f"- Seeds: {', '.join(map(str, bench.seeds))}; methods: {', '.join(bench.methods)}", ""]
     failed = [r for r in runs if r["status"] != "ok"]
@@ -660,6 +662,18 @@ def _comparison_lines(ratio: dict[str, Any] | None, reference: str, candidate: s
             "alignment and the token-level estimator; the two runs of a seed start side by side)."
         )
     return out
+
+
+def _time_line(runs: Sequence[dict[str, Any]], meta: dict[str, Any]) -> str:
+    """Wall time from the runs' own clocks (so a report re-written from reused runs still tells it)."""
+    walls = {r["run_dir"]: r["wall_s"] for r in runs if isinstance(r.get("wall_s"), (int, float))}
+    total = sum(walls.values()) / 60
+    parallel = meta.get("parallel") or 1
+    return (
+        f"- Report of {meta.get('date')}. {len(walls)} runs; their wall times add up to {total:.1f} min, "
+        f"about {total / parallel:.1f} min with {parallel} side by side; warm starts "
+        f"{meta.get('warm_start_s', 0) / 60:.1f} min in this invocation (0 when cached)."
+    )
 
 
 def _load(entry: dict[str, Any]) -> str:
