@@ -10,8 +10,8 @@ numbers reported per task and method, as mean and min-max over seeds:
 - wall seconds per training step (evaluation excluded where the log separates it);
 - Pass@1 and Pass@k on held-out prompts after training (when the bench asks for them).
 
-``python -m botgrpo_core.bench_report RESULTS_DIR DOC.md`` writes a docs page from a results folder
-(the summary with the plots copied next to the page).
+``python -m botgrpo_core.bench_report --doc DOC.md [--preface P.md] RESULTS_DIR...`` writes a docs page
+from results folders (their summaries, with the plots copied next to the page).
 """
 
 from __future__ import annotations
@@ -816,22 +816,37 @@ def make_plots(
 
 
 # --- docs page -------------------------------------------------------------------------------------------------------
-def write_doc(results_dir: Path, doc: Path, *, preface: str = "") -> Path:
-    """Copy a results folder's summary into ``doc`` and its plots into ``<doc stem>/``."""
-    results_dir, doc = Path(results_dir), Path(doc)
-    text = (results_dir / "summary.md").read_text(encoding="utf-8")
-    assets = doc.parent / doc.stem
-    assets.mkdir(parents=True, exist_ok=True)
-    for png in results_dir.glob("*.png"):
-        shutil.copy2(png, assets / png.name)
-        text = text.replace(f"]({png.name})", f"]({assets.name}/{png.name})")
-    doc.write_text((preface + "\n" if preface else "") + text, encoding="utf-8")
+def write_doc(results_dirs: Sequence[Path], doc: Path, *, preface: str = "") -> Path:
+    """Write ``doc``: ``preface``, then each results folder's summary (headings one level down) with its
+    plots copied to ``<doc folder>/<doc stem>/<results folder name>/``."""
+    doc = Path(doc)
+    parts = [preface.rstrip() + "\n"] if preface else []
+    for results_dir in map(Path, results_dirs):
+        text = (results_dir / "summary.md").read_text(encoding="utf-8")
+        assets = doc.parent / doc.stem / results_dir.name
+        assets.mkdir(parents=True, exist_ok=True)
+        for png in results_dir.glob("*.png"):
+            shutil.copy2(png, assets / png.name)
+            text = text.replace(f"]({png.name})", f"]({doc.stem}/{results_dir.name}/{png.name})")
+        text = "\n".join("#" + line if line.startswith("#") else line for line in text.splitlines())
+        parts.append(text.rstrip() + "\n")
+    doc.write_text("\n".join(parts), encoding="utf-8")
     return doc
 
 
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m botgrpo_core.bench_report --doc docs/results.md [--preface P.md] RESULTS_DIR...``."""
+    import argparse
+
+    parser = argparse.ArgumentParser(description="write a docs page from bench results folders")
+    parser.add_argument("results_dirs", nargs="+", type=Path, help="folders written by `botgrpo bench`")
+    parser.add_argument("--doc", required=True, type=Path, help="the markdown page to write")
+    parser.add_argument("--preface", type=Path, help="markdown put before the generated sections")
+    args = parser.parse_args(argv)
+    preface = args.preface.read_text(encoding="utf-8") if args.preface else ""
+    print(write_doc(args.results_dirs, args.doc, preface=preface))
+    return 0
+
+
 if __name__ == "__main__":
-    if len(sys.argv) < 3:
-        print("usage: python -m botgrpo_core.bench_report RESULTS_DIR DOC.md [PREFACE.md]", file=sys.stderr)
-        sys.exit(2)
-    pre = Path(sys.argv[3]).read_text(encoding="utf-8") if len(sys.argv) > 3 else ""
-    print(write_doc(Path(sys.argv[1]), Path(sys.argv[2]), preface=pre))
+    sys.exit(main())

@@ -189,6 +189,36 @@ def test_step_line_truth_agrees_with_the_task_grading() -> None:
         assert all(demo[a:b] == demo.split("\n")[k] for k, (a, b, _) in enumerate(lines))
 
 
+def test_docs_page_collects_summaries_and_plots(tmp_path: Path) -> None:
+    from botgrpo_core.bench_report import main
+
+    for name in ("full", "checks"):
+        d = tmp_path / name
+        d.mkdir()
+        (d / "summary.md").write_text(f"# Bench `{name}`\n\n## Task\n\n![curve](curves.png)\n")
+        (d / "curves.png").write_bytes(b"\x89PNG\r\n\x1a\n" + name.encode())
+    (tmp_path / "pre.md").write_text("# Results\n\nIntro.\n")
+    doc = tmp_path / "docs" / "results.md"
+    doc.parent.mkdir()
+    assert (
+        main(
+            [
+                "--doc",
+                str(doc),
+                "--preface",
+                str(tmp_path / "pre.md"),
+                str(tmp_path / "full"),
+                str(tmp_path / "checks"),
+            ]
+        )
+        == 0
+    )
+    text = doc.read_text()
+    assert text.startswith("# Results") and "## Bench `full`" in text and "### Task" in text
+    assert "](results/checks/curves.png)" in text
+    assert (doc.parent / "results" / "checks" / "curves.png").read_bytes().endswith(b"checks")
+
+
 # --- the React task ----------------------------------------------------------------------------------------------
 def test_react_splits_are_disjoint_and_deterministic() -> None:
     task = ReactTask()
