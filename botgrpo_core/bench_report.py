@@ -142,18 +142,15 @@ def final_model_dir(run_dir: Path) -> Path:
 
 def pass_at_k_eval(config: RunConfig, run_dir: Path, *, k: int, prompts: int) -> dict[str, Any]:
     """Pass@1 and Pass@k of a run's final policy on ``prompts`` held-out prompts (``k`` samples each)."""
-    from transformers import AutoModelForCausalLM, AutoTokenizer
-
     from botgrpo_core.bench_warmstart import sample_completions
     from botgrpo_core.tasks import get_task
+    from botgrpo_core.train import load_model
 
     data = config.data
     task = get_task(data.task or "arithmetic", getattr(data, "task_params", None) or {})
     rows = task.eval_rows(prompts, seed=0)
     path = final_model_dir(Path(run_dir))
-    model = AutoModelForCausalLM.from_pretrained(path)
-    tokenizer = AutoTokenizer.from_pretrained(path)
-    tokenizer.padding_side = "left"
+    model, tokenizer = load_model(config, str(path))  # loaded exactly as the run loaded its policy
     completions = sample_completions(
         model,
         tokenizer,
@@ -216,17 +213,18 @@ def signal_quality(
     for React, compilation (a component that fails to compile should carry a negative span somewhere,
     one that compiles cleanly should carry none).
     """
-    from transformers import AutoModelForCausalLM, AutoTokenizer
+    from transformers import AutoModelForCausalLM
 
     from botgrpo_core.bench_warmstart import sample_completions
     from botgrpo_core.plugins import get_plugin_manager
     from botgrpo_core.signals import Sample, SampleError
     from botgrpo_core.tasks import get_task
+    from botgrpo_core.tiny import load_tokenizer
 
     task = get_task(task_name, task_params)
     rows = task.eval_rows(n, seed=0)
     model = AutoModelForCausalLM.from_pretrained(model_dir)
-    tokenizer = AutoTokenizer.from_pretrained(model_dir)
+    tokenizer = load_tokenizer(model_dir)  # warm starts are tiny models: their tokenizer exactly as built
     tokenizer.padding_side = "left"
     max_new = task.max_completion_chars + 5 if hasattr(task, "max_completion_chars") else 40
     completions = sample_completions(
@@ -594,8 +592,8 @@ def render_summary(
         )
         lines += [
             "",
-            "| alpha | beta | dominance holds | alpha*d | 2*beta*sum b | steps to target | reached | final |",
-            "|---|---|---|---|---|---|---|---|",
+            "| alpha | beta | dominance holds | alpha*d | 2*beta*sum b | steps to target | reached | final | mean over the run |",
+            "|---|---|---|---|---|---|---|---|---|",
         ]
         for (alpha, beta), rs in sorted(_by(sweep, "alpha", "beta").items()):
             ok = [r for r in rs if r["status"] == "ok"]
@@ -604,10 +602,13 @@ def render_summary(
             lines.append(
                 f"| {alpha:g} | {beta:g} | {'yes' if dom.get('holds') else '**no**'} | {dom.get('alpha_gap', float('nan')):.3g} | "
                 f"{dom.get('two_beta_local', float('nan')):.3g} | {_fmt(_stat(r['steps_to_target'] for r in reached), integer=True)} | "
-                f"{len(reached)}/{len(rs)} | {_fmt(_stat(r['final'] for r in ok))} |"
+                f"{len(reached)}/{len(rs)} | {_fmt(_stat(r['final'] for r in ok))} | "
+                f"{_fmt(_stat(r['curve_mean'] for r in ok))} |"
             )
         lines.append("")
-        lines.append(f"Target: `{task.metric}` >= {task.target:g}.")
+        lines.append(
+            f"Target: `{task.metric}` >= {task.target:g}; seeds {', '.join(map(str, sorted({r['seed'] for r in sweep})))}."
+        )
         if "sweep" in plots:
             lines += ["", f"![sweep]({plots['sweep']})"]
         lines.append("")

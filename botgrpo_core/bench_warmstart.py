@@ -115,17 +115,15 @@ def ensure_warm_start(
 def cache_problem(path: Path, task_name: str) -> str | None:
     """Why a cached checkpoint cannot be used as it loads in a run, or None when it can.
 
-    A run loads the folder with ``AutoTokenizer`` / ``from_pretrained``; an older checkpoint (e.g. a
-    Qwen2 one, which transformers 5 pairs with a BPE tokenizer that drops spaces) would silently
-    change the tokenization, so the alphabet must round-trip exactly through the loaded tokenizer.
+    A run loads the folder with :func:`botgrpo_core.tiny.load_tokenizer`; a folder written by an older
+    version (a different vocabulary, or a tokenizer that drops spaces) would silently change the
+    tokenization, so the alphabet must round-trip exactly through the loaded tokenizer.
     """
-    from transformers import AutoTokenizer
-
     from botgrpo_core.tasks import get_task
-    from botgrpo_core.tiny import char_tokenizer
+    from botgrpo_core.tiny import char_tokenizer, load_tokenizer
 
     try:
-        loaded = AutoTokenizer.from_pretrained(path)
+        loaded = load_tokenizer(path)
     except (OSError, ValueError) as exc:
         return f"its tokenizer does not load: {exc}"
     chars = task_alphabet(get_task(task_name))
