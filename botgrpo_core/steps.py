@@ -1,19 +1,21 @@
 """Split a completion into reasoning steps, as character spans of the completion.
 
-Three ways, chosen by the signal's ``split`` param:
+Five ways, chosen by the signal's ``split`` param:
 
 - ``lines``: every line with visible content is a step (leading and trailing blanks trimmed).
 - ``markers``: a step starts at a ``Step k:`` marker (``Step 3.``, ``**Step 3**:``, ``step 3)`` also match,
   case-insensitive, at a line start) and runs to the next marker. Text before the first marker is
-  context, not a step. Without any marker, the whole trimmed completion is one step. ``pattern``
-  replaces the marker regex.
+  context, not a step, unless ``preamble=True`` (a checker that verifies every claim wants it). Without
+  any marker, the whole trimmed completion is one step. ``pattern`` replaces the marker regex.
+- ``auto``: ``markers`` when the completion has at least one marker, else ``lines``.
 - ``regex``: every match of ``pattern`` is a step (the named group ``step`` if the pattern has one).
+- ``separator``: the matches of ``pattern`` cut the completion; the pieces between them are the steps.
 
 Patterns come from the run file (trusted) but run on model output (untrusted), so they run through
 the ``regex`` package with a time limit: a catastrophic-backtracking pattern costs one sample, not the run.
 
-Shared by signals that score step by step (``judge.steps``, and any plugin that wants the same
-``split`` options); plain Python, no torch.
+Shared by the signals that score step by step (``judge.steps``, ``sympy.steps``), so every plugin
+offers the same ``split`` options with the same meaning; plain Python, no torch.
 """
 
 from __future__ import annotations
@@ -23,7 +25,9 @@ from typing import Literal
 
 import regex
 
-SplitMode = Literal["lines", "markers", "regex"]
+SplitMode = Literal["auto", "lines", "markers", "regex", "separator"]
+#: The modes that need a ``pattern``.
+PATTERN_MODES = frozenset({"regex", "separator"})
 
 #: ``Step 3:``, ``Step 3.``, ``step 3)``, ``**Step 3**:``, ``Step 3 -`` at the start of a line.
 DEFAULT_MARKER = r"^[ \t>#*_]*step[ \t]*\d+[ \t*_]*[:.)\-]"
@@ -66,37 +70,51 @@ def split_steps(
     *,
     max_steps: int | None = None,
     timeout_s: float = 1.0,
+    preamble: bool = False,
 ) -> list[Step]:
     """Split ``text`` into steps (see the module docstring for the modes).
 
     :param text: the completion.
-    :param mode: ``lines``, ``markers`` or ``regex``.
-    :param pattern: the marker regex (``markers``; default :data:`DEFAULT_MARKER`) or the step regex
-        (``regex``; required).
+    :param mode: ``auto``, ``lines``, ``markers``, ``regex`` or ``separator``.
+    :param pattern: the marker regex (``markers`` and ``auto``; default :data:`DEFAULT_MARKER`), the step
+        regex (``regex``; required) or the separator regex (``separator``; required).
     :param max_steps: keep at most this many steps (the first ones).
-    :param timeout_s: time limit of the regex search over ``text``.
+    :param timeout_s: time limit of each regex search over ``text``.
+    :param preamble: ``markers``/``auto``: the text before the first marker is a step too.
     :returns: non-empty, non-overlapping steps in text order.
     :raises TimeoutError: the pattern took longer than ``timeout_s`` on this text.
     """
     if isinstance(pattern, str):
         pattern = compile_pattern(pattern)
+    if mode in PATTERN_MODES and pattern is None:
+        raise ValueError(f"split: {mode!r} needs a pattern (params.pattern)")
     bounds: list[tuple[int, int]] = []
+    marker_starts: list[int] = []
+    if mode in ("markers", "auto"):
+        marker = pattern if pattern is not None else _DEFAULT_MARKER
+        marker_starts = [m.start() for m in marker.finditer(text, timeout=timeout_s) if m.end() > m.start()]
+        if mode == "auto":
+            mode = "markers" if marker_starts else "lines"
     if mode == "lines":
         bounds = [m.span() for m in _LINE.finditer(text)]
     elif mode == "markers":
-        marker = pattern if pattern is not None else _DEFAULT_MARKER
-        starts = [m.start() for m in marker.finditer(text, timeout=timeout_s) if m.end() > m.start()]
-        if not starts:
+        if not marker_starts:
             bounds = [(0, len(text))]
         else:
+            starts = [0, *marker_starts] if preamble and marker_starts[0] > 0 else marker_starts
             bounds = list(zip(starts, [*starts[1:], len(text)]))
     elif mode == "regex":
-        if pattern is None:
-            raise ValueError("split: 'regex' needs a pattern (params.pattern)")
+        assert pattern is not None
         group = "step" if "step" in pattern.groupindex else 0
         bounds = [m.span(group) for m in pattern.finditer(text, timeout=timeout_s)]
+    elif mode == "separator":
+        assert pattern is not None
+        cuts = [m.span() for m in pattern.finditer(text, timeout=timeout_s)]
+        bounds = list(zip([0, *(end for _, end in cuts)], [*(start for start, _ in cuts), len(text)]))
     else:
-        raise ValueError(f"split mode must be 'lines', 'markers' or 'regex', got {mode!r}")
+        raise ValueError(
+            f"split mode must be 'auto', 'lines', 'markers', 'regex' or 'separator', got {mode!r}"
+        )
     steps: list[Step] = []
     last_end = 0
     for raw_start, raw_end in bounds:

@@ -48,6 +48,34 @@ def test_regex_matches_and_named_group() -> None:
     assert _texts(steps, text) == ["x", "y", "z"]
 
 
+def test_markers_preamble_is_a_step_on_request() -> None:
+    text = "We know 2+3=5.\nStep 1: 5*2=10\nStep 2: 10-1=9"
+    assert _texts(split_steps(text, "markers"), text) == ["Step 1: 5*2=10", "Step 2: 10-1=9"]
+    with_preamble = split_steps(text, "markers", preamble=True)
+    assert _texts(with_preamble, text) == ["We know 2+3=5.", "Step 1: 5*2=10", "Step 2: 10-1=9"]
+    # a completion that opens with a marker has no preamble to add
+    assert (
+        _texts(split_steps(text[15:], "markers", preamble=True), text[15:]) == _texts(with_preamble, text)[1:]
+    )
+
+
+def test_auto_uses_markers_when_present_else_lines() -> None:
+    marked = "a\nb\n\nStep 1: c\nd\nStep 2: e"
+    assert _texts(split_steps(marked, "auto"), marked) == _texts(split_steps(marked, "markers"), marked)
+    assert _texts(split_steps(marked, "auto", preamble=True), marked) == ["a\nb", "Step 1: c\nd", "Step 2: e"]
+    plain = "a\nb\n\nc"
+    assert _texts(split_steps(plain, "auto"), plain) == ["a", "b", "c"]
+    # a custom marker decides for auto too
+    assert _texts(split_steps("(a) x\n(b) y", "auto", r"^\([a-z]\)"), "(a) x\n(b) y") == ["(a) x", "(b) y"]
+
+
+def test_separator_keeps_the_pieces_between_matches() -> None:
+    text = "a\nb\n\nStep 1: c\nd\n\n\nStep 2: e\n\n"
+    assert _texts(split_steps(text, "separator", r"\n\s*\n"), text) == ["a\nb", "Step 1: c\nd", "Step 2: e"]
+    assert _texts(split_steps("1+1=2; 2+2=5", "separator", ";"), "1+1=2; 2+2=5") == ["1+1=2", "2+2=5"]
+    assert _texts(split_steps("no cut here", "separator", ";"), "no cut here") == ["no cut here"]
+
+
 def test_max_steps_keeps_the_first() -> None:
     text = "a\nb\nc\nd"
     assert _texts(split_steps(text, "lines", max_steps=2), text) == ["a", "b"]
@@ -66,7 +94,10 @@ def test_catastrophic_pattern_times_out() -> None:
 
 
 def test_bad_inputs() -> None:
-    with pytest.raises(ValueError, match="needs a pattern"):
-        split_steps("x", "regex")
+    for mode in ("regex", "separator"):
+        with pytest.raises(ValueError, match="needs a pattern"):
+            split_steps("x", mode)
+    with pytest.raises(ValueError, match="split mode must be"):
+        split_steps("x", "sentences")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="not a valid regular expression"):
         split_steps("x", "regex", "(")

@@ -182,10 +182,16 @@ class JudgeParams(_Section):
 class StepsParams(JudgeParams):
     """``judge.steps``: one score per step of the completion."""
 
-    split: Literal["lines", "markers", "regex"] = Field(
-        "lines", description="how the completion is cut into steps"
+    split: Literal["auto", "lines", "markers", "regex", "separator"] = Field(
+        "lines",
+        description="how the completion is cut into steps (botgrpo_core.steps): 'lines', 'markers' "
+        "('Step k:' blocks), 'auto' (markers when present, else lines), 'regex' (each match is a step), "
+        "'separator' (matches separate steps)",
     )
-    pattern: str | None = Field(None, description="markers: the marker regex; regex: the step regex")
+    pattern: str | None = Field(
+        None,
+        description="markers/auto: the marker regex; regex: the step regex; separator: the separator regex",
+    )
     max_steps: int = Field(64, gt=0, description="steps scored per completion; later ones get no span")
     layout: Literal["prefix", "tagged"] = Field(
         "prefix",
@@ -209,6 +215,8 @@ class StepsParams(JudgeParams):
             raise ValueError(
                 "split: regex needs a pattern (e.g. pattern: '(?s)Step \\d+:.*?(?=Step \\d+:|\\Z)')"
             )
+        if self.split == "separator" and not self.pattern:
+            raise ValueError("split: separator needs a pattern (e.g. pattern: '\\n\\s*\\n')")
         if self.generate_template is None:
             self.generate_template = (
                 templates.GENERATE_STEPS_ALL

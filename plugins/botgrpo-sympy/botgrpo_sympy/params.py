@@ -1,6 +1,7 @@
 """Parameters of ``sympy.answer`` and ``sympy.steps`` (checked when the run file is loaded).
 
-Importing this module costs pydantic only: sympy is imported by the workers, never here.
+Importing this module costs pydantic (and the ``regex`` package) only: sympy is imported by the
+workers, never here.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from botgrpo_core.steps import PATTERN_MODES, compile_pattern
 from botgrpo_sympy.limits import Limits
 
 
@@ -67,12 +69,17 @@ class AnswerParams(_Common):
 class StepsParams(_Common):
     """``sympy.steps``: +1 / -1 / 0 per step for verified / refuted / uncheckable claims."""
 
-    step_split: Literal["auto", "lines", "markers", "regex"] = Field(
+    step_split: Literal["auto", "lines", "markers", "regex", "separator"] = Field(
         "auto",
-        description="'lines', 'markers' ('Step k:' blocks), 'regex' (step_regex separates steps), "
-        "'auto' (markers when present, else lines)",
+        description="how steps are cut, the same modes as judge.steps (botgrpo_core.steps): 'lines', "
+        "'markers' ('Step k:' blocks; text before the first marker is a step too), 'auto' (markers when "
+        "present, else lines), 'regex' (each step_regex match is a step), 'separator' (step_regex "
+        "matches separate steps)",
     )
-    step_regex: str | None = Field(None, description="separator regex for step_split: regex")
+    step_regex: str | None = Field(
+        None,
+        description="markers/auto: the marker regex; regex: the step regex; separator: the separator regex",
+    )
     points: int = Field(4, ge=1, le=32, description="random substitution points per identity check")
     check_answer_line: bool = Field(
         True,
@@ -89,10 +96,16 @@ class StepsParams(_Common):
     @field_validator("step_regex")
     @classmethod
     def _step_regex(cls, value: str | None) -> str | None:
-        return _check_regex(value, "step_regex")
+        if value is not None:
+            try:
+                compile_pattern(value)  # the flavour and flags the splitter runs it with
+            except ValueError as exc:
+                raise ValueError(f"step_regex: {exc}") from exc
+        return value
 
     @model_validator(mode="after")
     def _regex_needed(self) -> StepsParams:
-        if self.step_split == "regex" and not self.step_regex:
-            raise ValueError("step_split: regex needs step_regex (a separator pattern, e.g. '\\n\\n')")
+        if self.step_split in PATTERN_MODES and not self.step_regex:
+            example = "'\\n\\n'" if self.step_split == "separator" else "'(?m)^.+=.+$'"
+            raise ValueError(f"step_split: {self.step_split} needs step_regex (e.g. {example})")
         return self

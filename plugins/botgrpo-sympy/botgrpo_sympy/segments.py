@@ -9,8 +9,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-#: A ``Step k:`` marker at the start of a line.
-STEP_MARKER = re.compile(r"(?im)^[ \t]*(?:\*\*)?step[ \t]*\d+[ \t]*(?:\*\*)?[ \t]*[:.)]")
+from botgrpo_core.steps import SplitMode
+from botgrpo_core.steps import split_steps as core_split_steps
+
 #: Default final-answer patterns, tried in this order (the last match of the first that matches).
 ANSWER_LINE = re.compile(
     r"(?im)^[ \t]*(?:\*\*)?(?:final[ \t]+answer|answer|A)(?:\*\*)?[ \t]*[:：](?:\*\*)?[ \t]*(.+?)[ \t]*$"
@@ -47,24 +48,16 @@ def _trimmed(text: str, start: int, end: int) -> Piece | None:
     return Piece(segment[left:right], start + left, start + right)
 
 
-def split_steps(completion: str, mode: str = "auto", separator: str | None = None) -> list[Piece]:
-    """Steps of a completion: lines, ``Step k:`` blocks, or pieces between ``separator`` matches."""
-    if mode == "regex":
-        if not separator:
-            raise ValueError("step_split 'regex' needs step_regex")
-        cuts = [(m.start(), m.end()) for m in re.finditer(separator, completion)]
-    elif mode == "markers" or (mode == "auto" and STEP_MARKER.search(completion)):
-        cuts = [(m.start(), m.start()) for m in STEP_MARKER.finditer(completion)]
-    else:
-        cuts = [(m.start(), m.end()) for m in re.finditer(r"\n", completion)]
-    pieces: list[Piece] = []
-    pos = 0
-    for cut_start, cut_end in [*cuts, (len(completion), len(completion))]:
-        piece = _trimmed(completion, pos, cut_start)
-        if piece is not None:
-            pieces.append(piece)
-        pos = cut_end
-    return pieces
+def split_steps(
+    completion: str, mode: SplitMode = "auto", pattern: str | None = None, *, timeout_s: float = 1.0
+) -> list[Piece]:
+    """Steps of a completion, cut by the core splitter (:func:`botgrpo_core.steps.split_steps`), so
+    ``step_split`` means what ``split`` means for every other step-wise signal.
+
+    The text before the first ``Step k:`` marker is kept as a step: a claim there is checked too.
+    """
+    steps = core_split_steps(completion, mode, pattern, timeout_s=timeout_s, preamble=True)
+    return [Piece(step.text, step.start, step.end) for step in steps]
 
 
 # --- math runs inside a step ---------------------------------------------------------------------------------

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from pydantic import ValidationError
 
 from botgrpo_sympy.params import StepsParams
 from botgrpo_sympy.segments import extract_answer, split_steps
@@ -120,9 +121,22 @@ def test_step_split_modes() -> None:
     assert [p.text for p in split_steps(text, "lines")] == ["a", "b", "Step 1: c", "d", "Step 2: e"]
     assert [p.text for p in split_steps(text, "markers")] == ["a\nb", "Step 1: c\nd", "Step 2: e"]
     assert [p.text for p in split_steps(text, "auto")] == ["a\nb", "Step 1: c\nd", "Step 2: e"]
-    assert [p.text for p in split_steps(text, "regex", r"\n\n")] == ["a\nb", "Step 1: c\nd\nStep 2: e"]
-    params = StepsParams(step_split="regex", step_regex=r";")
+    assert [p.text for p in split_steps(text, "separator", r"\n\n")] == ["a\nb", "Step 1: c\nd\nStep 2: e"]
+    assert [p.text for p in split_steps(text, "regex", r"(?m)^step \d+: \w$")] == ["Step 1: c", "Step 2: e"]
+    for piece in split_steps(text, "auto"):  # pieces index the completion
+        assert text[piece.start : piece.end] == piece.text
+    params = StepsParams(step_split="separator", step_regex=r";")
     assert [v for _, v in values("", "1+1=2; 2+2=5", params)] == [1, -1]
+    params = StepsParams(step_split="regex", step_regex=r"\d\+\d=\d")
+    assert [v for _, v in values("", "so 1+1=2 and 2+2=5", params)] == [1, -1]
+
+
+def test_step_split_params_need_and_check_their_pattern() -> None:
+    for mode in ("regex", "separator"):
+        with pytest.raises(ValidationError, match=f"step_split: {mode} needs step_regex"):
+            StepsParams(step_split=mode)
+    with pytest.raises(ValidationError, match="step_regex: .*not a valid regular expression"):
+        StepsParams(step_split="separator", step_regex="(")
 
 
 def test_work_caps_per_completion() -> None:
