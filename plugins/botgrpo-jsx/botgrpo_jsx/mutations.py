@@ -13,6 +13,7 @@ delete_brace           delete one ``{`` or ``}`` token                          
 delete_paren           delete one ``(`` or ``)`` token                          compiles, syntax
 remove_key             delete ``key={...}`` from an element returned by .map    rules (missing_key)
 wrap_hook_in_if        wrap a statement calling a hook in ``if (...) { }``      rules (hooks)
+return_before_hook     an ``if (...) return null;`` before a hook's statement    rules (hooks)
 rename_component_use   rename a declared component at its use (``<FooX>``)      rules (undefined_component)
 class_attr             ``className=`` -> ``class=`` on a DOM element            rules (class_attribute)
 =====================  =======================================================  ==========================
@@ -33,6 +34,7 @@ KINDS = (
     "delete_paren",
     "remove_key",
     "wrap_hook_in_if",
+    "return_before_hook",
     "rename_component_use",
     "class_attr",
 )
@@ -43,6 +45,7 @@ EXPECTED_RULE = {
     "delete_paren": None,
     "remove_key": "missing_key",
     "wrap_hook_in_if": "hooks",
+    "return_before_hook": "hooks",
     "rename_component_use": "undefined_component",
     "class_attr": "class_attribute",
 }
@@ -147,7 +150,7 @@ def _sites(parsed: Parsed, kind: str) -> list[tuple[list[tuple[int, int, str]], 
             while s > 0 and text[s - 1] in " \t":  # take the space before the attribute too
                 s -= 1
             sites.append(([(s, e, "")], [cr(n.parent)]))
-    elif kind == "wrap_hook_in_if":
+    elif kind in ("wrap_hook_in_if", "return_before_hook"):
         for n in nodes:
             if n.type != "call_expression":
                 continue
@@ -160,7 +163,10 @@ def _sites(parsed: Parsed, kind: str) -> list[tuple[list[tuple[int, int, str]], 
             if stmt.parent is None or stmt.type not in ("expression_statement", "lexical_declaration"):
                 continue
             s, e = cr(stmt)
-            sites.append(([(s, s, "if (typeof window !== 'undefined') { "), (e, e, " }")], [cr(n)]))
+            if kind == "wrap_hook_in_if":
+                sites.append(([(s, s, "if (typeof window !== 'undefined') { "), (e, e, " }")], [cr(n)]))
+            else:
+                sites.append(([(s, s, "if (typeof window === 'undefined') return null; ")], [cr(n)]))
     elif kind == "rename_component_use":
         for n in nodes:
             if n.type not in ("jsx_opening_element", "jsx_self_closing_element"):

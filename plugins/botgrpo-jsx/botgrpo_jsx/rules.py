@@ -3,8 +3,9 @@
 Rules (names are the keys of ``RulesParams.weights``):
 
 - ``missing_key``: the element returned by a ``.map(...)`` callback has no ``key`` prop.
-- ``hooks``: a hook (``useX``) called in a condition, a loop, a nested callback, a class, or outside
-  any component or custom hook (the Rules of Hooks; ``use()`` itself may be conditional and is exempt).
+- ``hooks``: a hook (``useX``) called in a condition, a loop, a nested callback, a class, after an early
+  ``return`` of its component, or outside any component or custom hook (the Rules of Hooks; ``use()``
+  itself may be conditional and is exempt).
 - ``undefined_component``: a capitalised JSX element (or the root of ``<A.B>``) that nothing in the
   file declares or imports. Declarations are collected file-wide, not per scope: a deliberate
   over-approximation, so a valid file is never flagged (measured on the corpus: see the README).
@@ -283,6 +284,29 @@ def _function_name(fn: Node, parsed: Parsed) -> tuple[str | None, bool]:
     return None, False
 
 
+def _returns(node: Node) -> bool:
+    """Whether ``node`` holds a ``return`` of the function it is in (nested functions skipped)."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if current.type == "return_statement":
+            return True
+        if current is not node and current.type in _FUNCTIONS:
+            continue  # a return in there leaves that function, not ours
+        stack.extend(current.children)
+    return False
+
+
+def _after_return(block: Node, child: Node) -> bool:
+    """Whether a statement before ``child`` in ``block`` can return: the hook is then skipped on some renders."""
+    for statement in block.children:
+        if statement.id == child.id:
+            return False
+        if _returns(statement):
+            return True
+    return False
+
+
 def _hooks(parsed: Parsed, calls: list[tuple[Node, Node]]) -> list[Violation]:
     out = []
     for call, callee in calls:
@@ -320,6 +344,8 @@ def _hooks(parsed: Parsed, calls: list[tuple[Node, Node]]) -> list[Violation]:
                     problem = f"`{name}` called conditionally (inside a switch case)"
                 elif kind in _LOOPS and field in _LOOPS[kind]:
                     problem = f"`{name}` called inside a loop"
+                elif kind == "statement_block" and _after_return(node, child):
+                    problem = f"`{name}` called after an early return (not every render reaches it)"
             child, node = node, node.parent
         else:
             problem = problem or f"`{name}` called at module level, outside any component"

@@ -42,6 +42,18 @@ def violations(code: str, prompt: str = "", params: RulesParams = INLINE, row: d
             "useEffect(() => {})",
         ),
         (
+            "function A({ x }) { if (!x) return null; const [a] = useState(0); return <p>{a}</p>; }",
+            "function A({ x }) { const [a] = useState(0); if (!x) return null; return <p>{a}</p>; }",
+            "hooks",
+            "useState(0)",
+        ),
+        (
+            "function A({ x }) { if (x) { try { return null; } finally {} } useEffect(() => {}); return 1; }",
+            "function A({ x }) { const f = () => { return 1; }; useEffect(() => {}); return f(); }",
+            "hooks",
+            "useEffect(() => {})",
+        ),
+        (
             "function helper() { return useContext(C); }",
             "function useHelper() { return useContext(C); }",
             "hooks",
