@@ -468,7 +468,8 @@ def render_summary(
     lines += [
         f"- Command: `{meta.get('command')}`",
         f"- Machine: {meta.get('machine')}; {meta.get('parallel')} runs side by side, "
-        f"{meta.get('threads_per_run')} torch thread each; load average at the end {meta.get('load_average')}",
+        f"{meta.get('threads_per_run')} torch thread each; load average (1, 5, 15 min) at the end "
+        f"{_load(meta, all_three=True)}",
         _time_line(runs, meta),
     ]
     history = meta.get("history") or []
@@ -677,9 +678,12 @@ def _time_line(runs: Sequence[dict[str, Any]], meta: dict[str, Any]) -> str:
     )
 
 
-def _load(entry: dict[str, Any]) -> str:
+def _load(entry: dict[str, Any], *, all_three: bool = False) -> str:
+    """An entry's load average: the 1-minute figure, or all three as ``a / b / c``; ``?`` when unknown."""
     load = entry.get("load_average")
-    return f"{load[0]:.1f}" if isinstance(load, (list, tuple)) and load else "?"
+    if not isinstance(load, (list, tuple)) or not load:
+        return "?"
+    return " / ".join(f"{x:.1f}" for x in load) if all_three else f"{load[0]:.1f}"
 
 
 def _pretty(values: dict[str, Any]) -> str:
