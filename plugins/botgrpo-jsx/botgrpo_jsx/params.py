@@ -45,7 +45,14 @@ class CompilesParams(CommonParams):
         "auto",
         description="esbuild loader; auto = tsx, then jsx for code TSX rejects (e.g. `<T>x` casts in JS)",
     )
-    strict: bool = Field(False, description="also require no TypeScript 5 errors (undefined names, types)")
+    strict: bool = Field(
+        False, description="also require no TypeScript 5 errors of the kinds strict_checks names"
+    )
+    strict_checks: Literal["names", "types"] = Field(
+        "names",
+        description="names: undefined or misspelt names and imports only (reliable on partial code); "
+        "types: every TypeScript error (fails code whose types live in files the completion imports)",
+    )
     strict_ignore_codes: tuple[int, ...] = Field(
         (2307, 2792, 7016),
         description="TypeScript diagnostics ignored in strict mode (default: unresolvable imports)",

@@ -18,6 +18,12 @@ from botgrpo_jsx.execution import Task, run_tasks
 from botgrpo_jsx.extract import TS_LANGUAGES, CodeView, extract_code
 from botgrpo_jsx.params import CompilesParams, RulesParams, SyntaxParams
 
+#: TypeScript diagnostics about names, which hold on partial code (``strict_checks: names``): cannot
+#: find name (2304, 2552 "did you mean", 2582-2584 test/node/lib globals), cannot assign to a constant
+#: (2588), used before its declaration (2448), redeclared (2451, 2300), and an import that names a
+#: member its module lacks (2305, 2724 "did you mean", 2614).
+TS_NAME_CODES = frozenset({2304, 2552, 2582, 2583, 2584, 2588, 2448, 2451, 2300, 2305, 2724, 2614})
+
 log = logging.getLogger(__name__)
 
 #: Allowance for the Node worker's first TypeScript check (it loads and binds the lib files).
@@ -205,12 +211,7 @@ class CompilesScorer:
         order = list(kinds)
         replies = self._node().request(
             [
-                {
-                    "op": "check",
-                    "code": todo[i].code,
-                    "loader": kinds[i],
-                    "ignore": list(p.strict_ignore_codes),
-                }
+                {"op": "check", "code": todo[i].code, "loader": kinds[i], **self._check_filter()}
                 for i in order
             ],
             timeout_s=p.strict_timeout_s,
@@ -223,6 +224,14 @@ class CompilesScorer:
             elif reply.get("ok"):
                 kept[i] = kinds[i]
         return kept
+
+    def _check_filter(self) -> dict[str, list[int]]:
+        """Which TypeScript diagnostics count: all but the ignored ones, or only name errors."""
+        p = self.params
+        out = {"ignore": list(p.strict_ignore_codes)}
+        if p.strict_checks == "names":
+            out["only"] = sorted(TS_NAME_CODES)
+        return out
 
     def diagnose(self, completion: str) -> dict[str, Any]:
         """Explain one completion's outcome: the errors (completion ``str`` offsets) each backend gave."""
@@ -251,14 +260,7 @@ class CompilesScorer:
         if reply.get("ok") and self.params.strict:
             kind = "tsx" if view.is_typescript else "jsx"
             (check,) = self._node().request(
-                [
-                    {
-                        "op": "check",
-                        "code": view.code,
-                        "loader": kind,
-                        "ignore": list(self.params.strict_ignore_codes),
-                    }
-                ]
+                [{"op": "check", "code": view.code, "loader": kind, **self._check_filter()}]
             )
             if isinstance(check, SampleError):
                 return {"compiles": False, "errors": [{"message": str(check)}]}

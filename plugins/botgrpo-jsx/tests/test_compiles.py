@@ -30,10 +30,20 @@ def test_strict_mode_typescript_offsets_and_verdicts(need_node: None) -> None:
     modules = nodeenv.node_modules()
     if modules is None or not nodeenv.has_typescript(modules):
         pytest.skip("typescript not installed")
-    scorer = make_compiles(CompilesParams(strict=True))
+    scorer = make_compiles(CompilesParams(strict=True, strict_checks="types"))
     completion = "```tsx\nconst s = '😀'; const é: number = 'a';\nexport const A = () => <div>{y}</div>;\n```"
     errors = scorer.diagnose(completion)["errors"]
     assert [completion[e["start"] : e["end"]] for e in errors] == ["é", "y"]  # UTF-16 offsets mapped back
+    # the default checks names only: the type error goes, the undefined name stays
+    names = make_compiles(CompilesParams(strict=True))
+    assert [completion[e["start"] : e["end"]] for e in names.diagnose(completion)["errors"]] == ["y"]
+    misspelt = (
+        "```tsx\nimport { useStat } from 'react';\nexport const B = () => { useStat(0); return null; };\n```"
+    )
+    assert "useState" in names.diagnose(misspelt)["errors"][0]["message"]  # TS2724: did you mean
+    typed = "```tsx\nimport { P } from './types';\ninterface Q extends P {}\n"
+    typed += "export const C = (q: Q) => <div>{q.title}</div>;\n```"  # P's members live in a file not given
+    assert names.score([Sample("", typed), Sample("", misspelt)]) == [1.0, 0.0]
     ok = "```tsx\nimport { useState } from 'react';\nexport function C() { const [n, s] = useState(0);"
     ok += " return <button onClick={() => s(n + 1)}>{n}</button>; }\n```"
     assert scorer.score([Sample("", completion), Sample("", ok)]) == [0.0, 1.0]

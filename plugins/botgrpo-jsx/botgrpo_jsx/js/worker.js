@@ -102,7 +102,11 @@ function check(req) {
   const name = path.join(svc.root, "__botgrpo__", req.loader === "jsx" ? "input.jsx" : "input.tsx");
   files.set(name, { text: req.code, version: files.get(name).version + 1 });
   const ignore = new Set(req.ignore || []);
-  const diags = svc.getSyntacticDiagnostics(name).concat(svc.getSemanticDiagnostics(name));
+  // `only`: of the semantic diagnostics, report just these codes (e.g. name resolution) when the caller
+  // does not trust the rest on partial code; syntax errors always count.
+  const only = req.only ? new Set(req.only) : null;
+  const semantic = svc.getSemanticDiagnostics(name).filter((d) => only === null || only.has(d.code));
+  const diags = svc.getSyntacticDiagnostics(name).concat(semantic);
   const errors = diags
     .filter((d) => d.category === ts.DiagnosticCategory.Error && !ignore.has(d.code))
     .map((d) => ({
