@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import functools
 import itertools
+import numbers
+import operator
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -32,6 +34,52 @@ Placement = Literal["span", "last"]
 
 class AlignmentError(ValueError):
     """Spans or offsets that do not fit the completion text."""
+
+
+class TokenOffsets(Sequence[tuple[int, int]]):
+    """Token character ranges backed by one ``(N, 2)`` int64 array.
+
+    Plugins see a plain sequence of ``(start, end)`` tuples; the mixture pads the array straight into
+    its ``(B, T, 2)`` tensor, so a batch's offsets never pass through per-token Python.
+    """
+
+    __slots__ = ("array",)
+
+    def __init__(self, array: np.ndarray | Sequence[tuple[int, int]]) -> None:
+        arr = np.asarray(array, dtype=np.int64)
+        if arr.size == 0:
+            arr = arr.reshape(0, 2)
+        if arr.ndim != 2 or arr.shape[1] != 2:
+            raise ValueError(f"token offsets must have shape (N, 2), got {arr.shape}")
+        arr.setflags(write=False)  # shared with the samples that hold it
+        self.array = arr
+
+    def __len__(self) -> int:
+        return self.array.shape[0]
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, slice):
+            return TokenOffsets(self.array[index])
+        start, end = self.array[index].tolist()
+        return (start, end)
+
+    def __iter__(self) -> Any:
+        return map(tuple, self.array.tolist())
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, TokenOffsets):
+            return bool(np.array_equal(self.array, other.array))
+        if isinstance(other, Sequence):
+            return list(self) == [tuple(pair) for pair in other]
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"TokenOffsets({list(self)!r})"
+
+    def __reduce__(self) -> tuple[Any, ...]:  # samples travel to worker processes
+        return (TokenOffsets, (np.array(self.array),))
 
 
 # --- offsets --------------------------------------------------------------------------------------------------
@@ -102,7 +150,7 @@ def byte_to_char_offsets(data: bytes, byte_offsets: np.ndarray) -> np.ndarray:
 
 def decode_with_offsets(
     tokenizer: Any, token_ids: Sequence[int], *, skip_special_tokens: bool = True
-) -> tuple[str, list[tuple[int, int]]]:
+) -> tuple[str, TokenOffsets]:
     """Decode completion ids and give each token its character range in the decoded text.
 
     Special tokens that decoding skips get an empty range at their position.
@@ -112,7 +160,7 @@ def decode_with_offsets(
     ids = [int(i) for i in token_ids]
     text = tokenizer.decode(ids, skip_special_tokens=skip_special_tokens)
     if not ids:
-        return text, []
+        return text, TokenOffsets(np.empty((0, 2), dtype=np.int64))
     special = set(getattr(tokenizer, "all_special_ids", ()) or ()) if skip_special_tokens else set()
     kind = _decoder_kind(tokenizer)
     pieces = tokenizer.convert_ids_to_tokens(ids)
@@ -122,9 +170,8 @@ def decode_with_offsets(
         lengths = np.fromiter((len(c) for c in chunks), dtype=np.int64, count=len(chunks))
         ends = np.cumsum(lengths)
         byte_ranges = np.stack([ends - lengths, ends], axis=1)
-        char_ranges = byte_to_char_offsets(data, byte_ranges)
-        return text, [(int(s), int(e)) for s, e in char_ranges]
-    return text, _prefix_offsets(tokenizer, ids, text, skip_special_tokens)
+        return text, TokenOffsets(byte_to_char_offsets(data, byte_ranges))
+    return text, TokenOffsets(_prefix_offsets(tokenizer, ids, text, skip_special_tokens))
 
 
 def _prefix_offsets(tokenizer: Any, ids: list[int], text: str, skip: bool) -> list[tuple[int, int]]:
@@ -162,8 +209,38 @@ def check_offsets(text: str, offsets: Sequence[tuple[int, int]]) -> None:
 
 
 # --- spans -> tokens -----------------------------------------------------------------------------------------
+class CheckedSpans(list):  # type: ignore[type-arg]
+    """A sample's spans, already checked, with their numbers as one ``(S, 3)`` float64 array.
+
+    ``table[k] = (start, end, value)`` of ``self[k]``. The mixture builds it while checking a signal's
+    result, so :func:`align_spans` reads a batch's spans with array ops instead of per-span Python.
+    """
+
+    __slots__ = ("table",)
+
+    def __init__(self, spans: Sequence[Span], table: np.ndarray) -> None:
+        super().__init__(spans)
+        self.table = table
+
+
+_SPAN_NUMBERS = operator.attrgetter("start", "end", "value")
+
+
+def span_table(spans: Sequence[Span]) -> np.ndarray:
+    """``(S, 3)`` float64 ``(start, end, value)`` of ``spans`` (offsets are exact up to 2**53).
+
+    :raises TypeError, ValueError: a span field is not a number.
+    """
+    if not spans:
+        return np.empty((0, 3), dtype=np.float64)
+    flat = itertools.chain.from_iterable(map(_SPAN_NUMBERS, spans))
+    return np.fromiter(flat, dtype=np.float64, count=3 * len(spans)).reshape(-1, 3)
+
+
 def span_problem(span: Span, text_length: int) -> str | None:
     """Why a span does not fit a completion of ``text_length`` characters, or ``None`` if it does."""
+    if any(isinstance(x, bool) or not isinstance(x, numbers.Integral) for x in (span.start, span.end)):
+        return f"span {(span.start, span.end)} has non-integer offsets (need str indices)"
     if not (0 <= span.start <= span.end):
         return f"span {(span.start, span.end)} is not a range (need 0 <= start <= end)"
     if span.end > text_length:
@@ -178,7 +255,7 @@ def offsets_tensor(
 ) -> torch.Tensor:
     """Pad per-sample offsets into a ``(B, T, 2)`` long tensor; padding is ``(-1, -1)``.
 
-    Rows may be lists of pairs or ``(N, 2)`` integer arrays (the fast path).
+    Rows may be :class:`TokenOffsets` or ``(N, 2)`` integer arrays (the fast path), or lists of pairs.
     """
     import torch
 
@@ -188,7 +265,9 @@ def offsets_tensor(
         n = min(len(row_offsets), width)
         if n == 0:
             continue
-        if isinstance(row_offsets, np.ndarray):
+        if isinstance(row_offsets, TokenOffsets):
+            out[row, :n] = row_offsets.array[:n]
+        elif isinstance(row_offsets, np.ndarray):
             out[row, :n] = row_offsets[:n]
         else:  # fromiter over the flattened pairs is several times faster than asarray(list of tuples)
             flat = np.fromiter(itertools.chain.from_iterable(row_offsets[:n]), dtype=np.int64, count=2 * n)
@@ -217,20 +296,26 @@ def align_spans(
 
     B, T = offsets.shape[0], offsets.shape[1]
     out = torch.zeros(B, T, dtype=torch.float32)
-    rows = [row for row, row_spans in enumerate(spans) for _ in row_spans]
-    if not rows or T == 0:
+    counts = [len(row_spans) for row_spans in spans]
+    if not any(counts) or T == 0:
         return out
-    row_t = torch.tensor(rows, dtype=torch.long)  # (S,)
-    start_t = torch.tensor([sp.start for row_spans in spans for sp in row_spans], dtype=torch.long)
-    end_t = torch.tensor([sp.end for row_spans in spans for sp in row_spans], dtype=torch.long)
-    value_t = torch.tensor([sp.value for row_spans in spans for sp in row_spans], dtype=torch.float32)
+    tables = [
+        row_spans.table if isinstance(row_spans, CheckedSpans) else span_table(row_spans)
+        for row_spans in spans
+        if row_spans
+    ]
+    table = torch.from_numpy(np.concatenate(tables))  # (S, 3) float64: start, end, value
+    row_t = torch.repeat_interleave(torch.arange(B), torch.tensor(counts))  # (S,)
+    start_f, end_f = table[:, 0], table[:, 1]
+    start_t, end_t = start_f.long(), end_f.long()
+    value_t = table[:, 2].float()
     length_t = torch.as_tensor(list(text_lengths), dtype=torch.long)[row_t]  # (S,)
 
-    bad = (start_t < 0) | (end_t < start_t) | (end_t > length_t) | ~torch.isfinite(value_t)
+    bad = (start_t < 0) | (end_t < start_t) | (end_t > length_t) | ~torch.isfinite(table[:, 2])
+    bad |= (start_f != start_t) | (end_f != end_t)  # non-integer offsets
     if bool(bad.any()):
-        k = int(bad.nonzero()[0])
-        row = rows[k]
-        span = next(sp for i, sp in enumerate(spans[row]) if span_problem(sp, text_lengths[row]))
+        row = int(row_t[int(bad.nonzero()[0])])
+        span = next(sp for sp in spans[row] if span_problem(sp, text_lengths[row]))
         raise AlignmentError(f"sample {row}: {span_problem(span, text_lengths[row])}")
     # A zero-width span [a, a) counts as the character at a (the last one when a is the end).
     empty = start_t == end_t

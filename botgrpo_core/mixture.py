@@ -20,7 +20,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from botgrpo_core.alignment import align_spans, decode_with_offsets, offsets_tensor, span_problem
+import numpy as np
+
+from botgrpo_core.alignment import (
+    CheckedSpans,
+    align_spans,
+    decode_with_offsets,
+    offsets_tensor,
+    span_problem,
+    span_table,
+)
 from botgrpo_core.config import RewardsConfig, SignalConfig, validate_params
 from botgrpo_core.pool import WorkerPool
 from botgrpo_core.signals import Sample, SampleError, Scorer, Span, TokenValues
@@ -220,22 +229,31 @@ class _SignalRunner:
             return result
         if isinstance(result, (list, tuple)):
             spans = list(result)
+            # set(map(type)) runs in C; subclasses of Span take the slower isinstance pass
+            if not set(map(type, spans)) <= {Span} and not all(isinstance(span, Span) for span in spans):
+                other = next(span for span in spans if not isinstance(span, Span))
+                return SampleError(
+                    f"{name}: a local signal returns Span objects, got {type(other).__name__}", "invalid"
+                )
+            try:
+                table = span_table(spans)  # (S, 3): start, end, value; checked with array ops below
+            except (TypeError, ValueError):
+                table = None
             n = len(sample.completion)
-            lo, hi = low - tolerance, high + tolerance
-            for span in spans:  # one pass, no calls: spans can be many
-                if not isinstance(span, Span):
-                    return SampleError(
-                        f"{name}: a local signal returns Span objects, got {type(span).__name__}", "invalid"
-                    )
-                if not (0 <= span.start <= span.end <= n and lo <= span.value <= hi):  # NaN fails too
-                    problem = (
-                        span_problem(span, n)
-                        or f"span value {span.value} outside the declared bounds {self.bounds}"
-                    )
-                    return SampleError(
-                        f"{name}: {problem}", reason="nan" if "non-finite" in problem else "invalid"
-                    )
-            return spans
+            if table is not None:
+                start, end, value = table[:, 0], table[:, 1], table[:, 2]
+                fits = (start >= 0) & (start <= end) & (end <= n) & (start == np.floor(start))
+                fits &= (end == np.floor(end)) & (low - tolerance <= value) & (value <= high + tolerance)
+            if table is None or not fits.all():  # NaN fails the bounds too
+                k = 0 if table is None else int(np.argmin(fits))
+                span = next((sp for sp in spans if span_problem(sp, n)), spans[k])
+                problem = span_problem(span, n) or (
+                    f"span value {span.value} outside the declared bounds {self.bounds}"
+                )
+                return SampleError(
+                    f"{name}: {problem}", reason="nan" if "non-finite" in problem else "invalid"
+                )
+            return CheckedSpans(spans, table)
         return SampleError(f"{name}: unsupported result type {type(result).__name__}", reason="invalid")
 
     def scorer_metrics(self) -> dict[str, float]:

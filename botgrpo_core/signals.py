@@ -42,7 +42,8 @@ class Sample:
     :param prompt: the prompt text.
     :param completion: the decoded completion text.
     :param token_ids: completion token ids (may be empty where no tokenizer is involved).
-    :param offsets: ``offsets[t] = (start, end)``, character range of token ``t`` in ``completion``.
+    :param offsets: ``offsets[t] == (start, end)``, character range of token ``t`` in ``completion``
+        (trainers pass a read-only :class:`botgrpo_core.alignment.TokenOffsets`; any sequence of pairs works).
     :param row: the dataset row's other fields (reference answer, tests, spec...).
     """
 

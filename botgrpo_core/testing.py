@@ -57,10 +57,12 @@ def make_samples(
 ) -> list[Sample]:
     """A fake batch: one sample per completion.
 
-    Without a tokenizer each character is a token (``offsets[t] = (t, t + 1)``); with one, the
+    Without a tokenizer each character is a token (``offsets[t] == (t, t + 1)``); with one, the
     completion is encoded and offsets come from :func:`botgrpo_core.alignment.decode_with_offsets`.
     """
-    from botgrpo_core.alignment import decode_with_offsets
+    import numpy as np
+
+    from botgrpo_core.alignment import TokenOffsets, decode_with_offsets
 
     prompts = [prompt] * len(completions) if isinstance(prompt, str) else list(prompt)
     if rows is None or isinstance(rows, Mapping):
@@ -71,7 +73,8 @@ def make_samples(
     for text, p, row in zip(completions, prompts, row_list):
         if tokenizer is None:
             ids: tuple[int, ...] = tuple(ord(c) for c in text)
-            offsets = [(t, t + 1) for t in range(len(text))]
+            starts = np.arange(len(text), dtype=np.int64)
+            offsets = TokenOffsets(np.stack([starts, starts + 1], axis=1))  # the type trainers pass
         else:
             ids = tuple(tokenizer.encode(text, add_special_tokens=False))
             text, offsets = decode_with_offsets(tokenizer, ids)

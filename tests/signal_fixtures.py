@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
@@ -80,12 +81,29 @@ class PastEnd:
         return [[Span(0, len(s.completion) + 5, -1.0)] for s in samples]
 
 
+class BadSpans:
+    """Malformed local results, one kind per sample: float offsets, a NaN value, a non-Span item."""
+
+    def __init__(self, params: BaseModel) -> None:
+        pass
+
+    def score(self, samples: Sequence[Sample]) -> list[list[Any]]:
+        kinds = [
+            [Span(0, 1, -1.0), Span(0.5, 2, -1.0)],  # type: ignore[arg-type]
+            [Span(0, 1, float("nan"))],
+            [Span(0, 1, -1.0), (0, 1, -1.0)],
+            [Span(0, 1, -1.0), Span(1, 2, -0.5)],  # fine
+        ]
+        return [kinds[i % len(kinds)] for i, _ in enumerate(samples)]
+
+
 SPECS = {
     "test.word": SignalSpec("test.word", "local", (-1.0, 1.0), WordSpans, Params, "word spans"),
     "test.dot": SignalSpec("test.dot", "global", (0.0, 1.0), EndsWithDot, description="ends with a dot"),
     "test.wrong_length": SignalSpec("test.wrong_length", "global", (0.0, 1.0), WrongLength),
     "test.out_of_bounds": SignalSpec("test.out_of_bounds", "global", (0.0, 1.0), OutOfBounds),
     "test.past_end": SignalSpec("test.past_end", "local", (-1.0, 0.0), PastEnd),
+    "test.bad_spans": SignalSpec("test.bad_spans", "local", (-1.0, 0.0), BadSpans),
 }
 
 

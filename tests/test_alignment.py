@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pickle
 import random
 
 import pytest
@@ -9,10 +10,13 @@ import torch
 
 from botgrpo_core.alignment import (
     AlignmentError,
+    CheckedSpans,
+    TokenOffsets,
     align_spans,
     check_offsets,
     decode_with_offsets,
     offsets_tensor,
+    span_table,
 )
 from botgrpo_core.signals import Span
 from botgrpo_core.tiny import byte_level_bpe_tokenizer, char_tokenizer
@@ -159,6 +163,26 @@ def test_align_matches_reference_on_random_spans(bpe, placement: str) -> None:
     got = align_spans(spans, offsets_tensor(offsets), lengths, placement=placement)
     want = torch.tensor(_reference_align(spans, offsets, lengths, placement))
     assert torch.allclose(got, want, atol=0)
+    # the mixture's checked spans (numbers pre-packed in an array) align identically
+    checked = [CheckedSpans(row, span_table(row)) for row in spans]
+    assert torch.equal(align_spans(checked, offsets_tensor(offsets), lengths, placement=placement), got)
+
+
+def test_token_offsets_behave_as_a_sequence_of_int_pairs(bpe) -> None:
+    text = "héllo wörld 🙂"
+    _, offsets = decode_with_offsets(bpe, bpe.encode(text, add_special_tokens=False))
+    assert isinstance(offsets, TokenOffsets)
+    pairs = list(offsets)
+    assert all(type(a) is int and type(b) is int for a, b in pairs)
+    assert offsets == pairs and offsets[0] == pairs[0] and offsets[-1] == pairs[-1]
+    assert list(offsets[1:3]) == pairs[1:3] and len(offsets) == len(pairs)
+    assert pickle.loads(pickle.dumps(offsets)) == offsets  # samples travel to worker processes
+    assert torch.equal(offsets_tensor([offsets], 20), offsets_tensor([pairs], 20))
+    assert TokenOffsets([]) == [] and len(TokenOffsets([])) == 0
+    with pytest.raises(ValueError, match=r"shape \(N, 2\)"):
+        TokenOffsets([(0, 1, 2)])
+    with pytest.raises(ValueError, match="read-only"):
+        offsets.array[0, 0] = 5  # shared by every holder of the sample
 
 
 def test_spans_at_and_inside_token_boundaries() -> None:
@@ -192,6 +216,11 @@ def test_bad_spans_are_clear_errors(span: Span) -> None:
         AlignmentError, match=r"sample 0: span .* (ends past the completion \(length 5\)|is not a range)"
     ):
         align_spans([[span]], offsets_tensor([[(0, 5)]]), [5])
+
+
+def test_non_integer_span_offsets_are_clear_errors() -> None:
+    with pytest.raises(AlignmentError, match=r"sample 0: span \(0, 2.5\) has non-integer offsets"):
+        align_spans([[Span(0, 2.5, 1.0)]], offsets_tensor([[(0, 5)]]), [5])  # type: ignore[arg-type]
 
 
 def test_check_offsets_rejects_backwards_ranges() -> None:

@@ -98,6 +98,19 @@ def test_local_span_past_the_end_is_invalid_not_fatal(manager) -> None:
     assert out.token_rewards.abs().sum() == 0
 
 
+def test_malformed_spans_cost_their_sample_with_a_clear_reason(manager) -> None:
+    out = _mixture(manager, [{"name": "test.bad_spans"}]).score_batch(
+        fake_batch(["abcd", "abce", "abcf", "abcg"])
+    )
+    float_offsets, nan_value, not_a_span, fine = out.signals["test.bad_spans"].results
+    assert isinstance(float_offsets, SampleError) and "non-integer offsets" in str(float_offsets)
+    assert isinstance(nan_value, SampleError) and nan_value.reason == "nan"
+    assert isinstance(not_a_span, SampleError) and "returns Span objects, got tuple" in str(not_a_span)
+    assert [(s.start, s.end, s.value) for s in fine] == [(0, 1, -1.0), (1, 2, -0.5)]
+    assert out.token_rewards[:3].abs().sum() == 0  # one token per character in fake_batch
+    assert out.token_rewards[3, :2].tolist() == pytest.approx([-1.0 * 0.5, -0.5 * 0.5])
+
+
 def test_cache_reuses_identical_samples(manager) -> None:
     mix = _mixture(manager, [{"name": "test.dot"}], beta=0.0)
     runner = mix.runners[0]
