@@ -34,6 +34,8 @@ def test_value_mapping_onto_range() -> None:
         ({"verdict_template": "{{ nope }}"}, "known variables"),
         ({"range": (1, 1)}, "finite low < high"),
         ({"split": "regex"}, "needs a pattern"),
+        ({"split": "separator"}, "separator needs a pattern"),
+        ({"split": "sentences"}, "split"),
         ({"pattern": "("}, "not a valid regular expression"),
         ({"unparsed_value": 5}, "outside range"),
         ({"chat": True}, "needs backend 'openai'"),
