@@ -105,11 +105,10 @@ def main() -> None:
 
     # Replay: each signal returns the results its scorer produced for this batch, so the timing below is
     # the mixture's own work on real scorer output (checks, alignment, mixing) plus the advantages.
-    recorded = {id(runner): runner._score_raw(list(samples)) for runner in mixture.runners}
+    recorded = {runner.spec.name: runner._score_raw(list(samples)) for runner in mixture.runners}
     replay = RewardMixture(config)
     for runner in replay.runners:
-        source = next(r for r in mixture.runners if r.spec.name == runner.spec.name)
-        runner._score_raw = lambda batch, results=recorded[id(source)]: list(results)  # type: ignore[method-assign]
+        runner._score_raw = lambda batch, results=recorded[runner.spec.name]: list(results)  # type: ignore[method-assign]
 
     def mixture_only() -> None:
         o = replay.score_batch(samples)

@@ -46,12 +46,12 @@ class TokenOffsets(Sequence[tuple[int, int]]):
     __slots__ = ("array",)
 
     def __init__(self, array: np.ndarray | Sequence[tuple[int, int]]) -> None:
-        arr = np.asarray(array, dtype=np.int64)
+        arr = np.array(array, dtype=np.int64)  # a copy: freezing it never touches the caller's array
         if arr.size == 0:
             arr = arr.reshape(0, 2)
         if arr.ndim != 2 or arr.shape[1] != 2:
             raise ValueError(f"token offsets must have shape (N, 2), got {arr.shape}")
-        arr.setflags(write=False)  # shared with the samples that hold it
+        arr.setflags(write=False)  # shared by every holder of the sample
         self.array = arr
 
     def __len__(self) -> int:
@@ -237,9 +237,29 @@ def span_table(spans: Sequence[Span]) -> np.ndarray:
     return np.fromiter(flat, dtype=np.float64, count=3 * len(spans)).reshape(-1, 3)
 
 
+def misfit_spans(table: np.ndarray, text_lengths: np.ndarray | int) -> np.ndarray:
+    """``(S,)`` bool: the rows of a :func:`span_table` that do not fit their completion.
+
+    A span fits when ``0 <= start <= end <= length``, both offsets are whole numbers and its value is
+    finite; :func:`span_problem` says why one does not.
+
+    :param text_lengths: the completion length, or ``(S,)`` lengths (one per span).
+    """
+    start, end, value = table[:, 0], table[:, 1], table[:, 2]
+    fits = (start >= 0) & (start <= end) & (end <= text_lengths) & np.isfinite(value)
+    fits &= (start == np.floor(start)) & (end == np.floor(end))
+    return ~fits
+
+
+def _whole(x: object) -> bool:
+    return not isinstance(x, bool) and (
+        isinstance(x, numbers.Integral) or (isinstance(x, float) and x.is_integer())
+    )
+
+
 def span_problem(span: Span, text_length: int) -> str | None:
     """Why a span does not fit a completion of ``text_length`` characters, or ``None`` if it does."""
-    if any(isinstance(x, bool) or not isinstance(x, numbers.Integral) for x in (span.start, span.end)):
+    if not (_whole(span.start) and _whole(span.end)):
         return f"span {(span.start, span.end)} has non-integer offsets (need str indices)"
     if not (0 <= span.start <= span.end):
         return f"span {(span.start, span.end)} is not a range (need 0 <= start <= end)"
@@ -304,19 +324,19 @@ def align_spans(
         for row_spans in spans
         if row_spans
     ]
-    table = torch.from_numpy(np.concatenate(tables))  # (S, 3) float64: start, end, value
-    row_t = torch.repeat_interleave(torch.arange(B), torch.tensor(counts))  # (S,)
-    start_f, end_f = table[:, 0], table[:, 1]
-    start_t, end_t = start_f.long(), end_f.long()
-    value_t = table[:, 2].float()
-    length_t = torch.as_tensor(list(text_lengths), dtype=torch.long)[row_t]  # (S,)
-
-    bad = (start_t < 0) | (end_t < start_t) | (end_t > length_t) | ~torch.isfinite(table[:, 2])
-    bad |= (start_f != start_t) | (end_f != end_t)  # non-integer offsets
-    if bool(bad.any()):
-        row = int(row_t[int(bad.nonzero()[0])])
-        span = next(sp for sp in spans[row] if span_problem(sp, text_lengths[row]))
-        raise AlignmentError(f"sample {row}: {span_problem(span, text_lengths[row])}")
+    table = np.concatenate(tables)  # (S, 3) float64: start, end, value
+    rows = np.repeat(np.arange(B), counts)  # (S,)
+    lengths = np.asarray(text_lengths, dtype=np.int64)
+    bad = misfit_spans(table, lengths[rows])
+    if bad.any():
+        k = int(np.argmax(bad))
+        row = int(rows[k])
+        span = spans[row][k - (sum(counts[:row]))]
+        raise AlignmentError(f"sample {row}: {span_problem(span, int(lengths[row]))}")
+    row_t = torch.from_numpy(rows)
+    start_t, end_t = torch.from_numpy(table[:, 0]).long(), torch.from_numpy(table[:, 1]).long()
+    value_t = torch.from_numpy(table[:, 2]).float()
+    length_t = torch.from_numpy(lengths)[row_t]  # (S,)
     # A zero-width span [a, a) counts as the character at a (the last one when a is the end).
     empty = start_t == end_t
     at_end = empty & (start_t == length_t)

@@ -26,6 +26,7 @@ from botgrpo_core.alignment import (
     CheckedSpans,
     align_spans,
     decode_with_offsets,
+    misfit_spans,
     offsets_tensor,
     span_problem,
     span_table,
@@ -229,31 +230,26 @@ class _SignalRunner:
             return result
         if isinstance(result, (list, tuple)):
             spans = list(result)
-            # set(map(type)) runs in C; subclasses of Span take the slower isinstance pass
-            if not set(map(type, spans)) <= {Span} and not all(isinstance(span, Span) for span in spans):
+            if not all(isinstance(span, Span) for span in spans):
                 other = next(span for span in spans if not isinstance(span, Span))
                 return SampleError(
                     f"{name}: a local signal returns Span objects, got {type(other).__name__}", "invalid"
                 )
-            try:
-                table = span_table(spans)  # (S, 3): start, end, value; checked with array ops below
-            except (TypeError, ValueError):
-                table = None
             n = len(sample.completion)
-            if table is not None:
-                start, end, value = table[:, 0], table[:, 1], table[:, 2]
-                fits = (start >= 0) & (start <= end) & (end <= n) & (start == np.floor(start))
-                fits &= (end == np.floor(end)) & (low - tolerance <= value) & (value <= high + tolerance)
-            if table is None or not fits.all():  # NaN fails the bounds too
-                k = 0 if table is None else int(np.argmin(fits))
-                span = next((sp for sp in spans if span_problem(sp, n)), spans[k])
-                problem = span_problem(span, n) or (
-                    f"span value {span.value} outside the declared bounds {self.bounds}"
-                )
-                return SampleError(
-                    f"{name}: {problem}", reason="nan" if "non-finite" in problem else "invalid"
-                )
-            return CheckedSpans(spans, table)
+            try:
+                table = span_table(spans)  # (S, 3): start, end, value, checked with array ops
+            except (TypeError, ValueError):  # a field that is not a number
+                span = next((sp for sp in spans if span_problem(sp, n)), spans[0])
+            else:
+                value = table[:, 2]
+                bad = misfit_spans(table, n) | ~((low - tolerance <= value) & (value <= high + tolerance))
+                if not bad.any():
+                    return CheckedSpans(spans, table)
+                span = spans[int(np.argmax(bad))]
+            problem = (
+                span_problem(span, n) or f"span value {span.value} outside the declared bounds {self.bounds}"
+            )
+            return SampleError(f"{name}: {problem}", reason="nan" if "non-finite" in problem else "invalid")
         return SampleError(f"{name}: unsupported result type {type(result).__name__}", reason="invalid")
 
     def scorer_metrics(self) -> dict[str, float]:
