@@ -225,7 +225,8 @@ class WorkerPool:
                 now = time.monotonic()
                 for index, worker in enumerate(self._workers):
                     if not worker.ready:
-                        if worker.conn in ready:
+                        # poll(): a replacement that started while no task was pending was not waited on
+                        if worker.conn in ready or worker.conn.poll():
                             self._mark_ready(worker)
                         elif now >= worker.start_deadline:
                             self._kill(worker)

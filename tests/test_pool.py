@@ -73,3 +73,16 @@ def test_timeout_returns_without_waiting_for_the_replacement() -> None:
         assert p.map(["hang"])[0].reason == "timeout"
         assert time.monotonic() - start < 1.2  # deadline + kill, not + the 1.5 s start-up of the new worker
         assert p.map(["next"]) == ["NEXT"]  # the replacement takes the next task once ready
+
+
+def test_replacement_that_started_unwatched_is_not_declared_hung(monkeypatch) -> None:
+    """A replacement that became ready while no task was pending is taken up, even past its start deadline."""
+    import time
+
+    monkeypatch.setattr(WorkerPool, "_start_timeout", lambda self: 2.0)
+    with WorkerPool(work, workers=2, timeout_s=0.3) as p:
+        assert p.map(["a", "b"]) == ["A", "B"]
+        assert p.map(["hang"])[0].reason == "timeout"  # one worker is replaced in the background
+        time.sleep(2.5)  # the replacement is ready long before its start deadline, which has now passed
+        assert p.map(["y"]) == ["Y"]  # an item the other worker takes: no pending item waits on the new one
+        assert p.map(["c", "d"]) == ["C", "D"]
