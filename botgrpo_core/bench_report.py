@@ -176,28 +176,6 @@ def pass_at_k_eval(config: RunConfig, run_dir: Path, *, k: int, prompts: int) ->
 
 
 # --- signal quality ----------------------------------------------------------------------------------------------
-def _line_truth_arithmetic(task: Any, row: dict[str, Any], completion: str) -> list[tuple[int, int, bool]]:
-    """``(start, end, wrong)`` per step line of an arithmetic completion, by the task's own grading rule."""
-    from botgrpo_core.tasks.arithmetic import _STEP, apply
-
-    problem = task.parse_row(row)
-    out, prev, pos = [], problem.operands[0], 0
-    lines = completion.split("\n")
-    for k, (op, x) in enumerate(zip(problem.ops, problem.operands[1:], strict=True)):
-        if k >= len(lines):
-            break
-        line = lines[k]
-        m = _STEP.match(line)
-        wrong = m is None
-        if m is not None:
-            a, line_op, b, v = int(m[1]), m[2], int(m[3]), int(m[4])
-            wrong = a != prev or line_op != op or b != x or v != apply(a, op, b)
-            prev = v
-        out.append((pos, pos + len(line), wrong))
-        pos += len(line) + 1
-    return out
-
-
 def signal_quality(
     task_name: str,
     task_params: dict[str, Any],
@@ -255,7 +233,7 @@ def signal_quality(
     if task_name == "arithmetic":
         tp = fp = fn = tn = 0
         for i, (row, completion) in enumerate(zip(rows, completions, strict=True)):
-            for a, b, wrong in _line_truth_arithmetic(task, row, completion):
+            for a, b, wrong in task.step_lines(row, completion):
                 flagged = overlaps(negatives[i], a, b)
                 tp += wrong and flagged
                 fn += wrong and not flagged

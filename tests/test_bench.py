@@ -176,19 +176,6 @@ def test_ratio_pairs_seeds_and_flags_censoring() -> None:
     assert r["curve_mean_better"] == 1
 
 
-def test_step_line_truth_agrees_with_the_task_grading() -> None:
-    """The signal-quality reference marks exactly the lines the arithmetic task counts as wrong."""
-    from botgrpo_core.bench_report import _line_truth_arithmetic
-
-    task = get_task("arithmetic", {"error_rate": 0.6})
-    rows = task.train_rows(300, seed=3)
-    for row, demo in zip(rows, task.demonstrations(rows, seed=3), strict=True):
-        lines = _line_truth_arithmetic(task, row, demo)
-        _, wrong, expected = task.grade(row, demo)
-        assert len(lines) == expected and sum(w for _, _, w in lines) == wrong
-        assert all(demo[a:b] == demo.split("\n")[k] for k, (a, b, _) in enumerate(lines))
-
-
 def test_docs_page_collects_summaries_and_plots(tmp_path: Path) -> None:
     from botgrpo_core.bench_report import main
 

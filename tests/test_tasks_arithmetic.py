@@ -79,6 +79,20 @@ def test_grading_against_solutions_and_mistakes():
     assert task.success(row, "17+5=22\n22-8=14\nA: 14")
 
 
+def test_step_lines_locate_each_graded_line():
+    task = ArithmeticTask()
+    row = task.row(Problem((17, 5, 8), ("+", "-")))
+    text = "\n17+5=12\n12-8=5\nA: 5"  # a leading blank line; a forgotten carry, then a wrong subtraction
+    steps = task.step_lines(row, text)
+    assert [(text[a:b], wrong) for a, b, wrong in steps] == [("17+5=12", True), ("12-8=5", True)]
+    short = "17+5=22"  # the second step is missing: not a line, but a wrong step for grade()
+    assert [(short[a:b], w) for a, b, w in task.step_lines(row, short)] == [("17+5=22", False)]
+    assert task.grade(row, short)[1:] == (1, 2)
+    for r, demo in zip(rows := task.train_rows(200, seed=3), task.demonstrations(rows, seed=3)):
+        lines = task.step_lines(r, demo)
+        assert [demo[a:b] for a, b, _ in lines] == demo.split("\n")[: len(lines)]
+
+
 @pytest.mark.parametrize("rate", [0.0, 0.6, 1.0])
 def test_demonstrations_forget_carries_at_the_configured_rate(rate):
     task = get_task("arithmetic", {"error_rate": rate})

@@ -186,27 +186,40 @@ class ArithmeticTask:
         return "\n".join(lines)
 
     # ---- evaluation ------------------------------------------------------------------------------
+    def step_lines(self, row: dict[str, Any], completion: str) -> list[tuple[int, int, bool]]:
+        """``(start, end, wrong)`` for each step line the completion has (at most one per operation).
+
+        Line ``k`` is right when it reads ``prev op x = v`` with ``prev`` the value the completion itself
+        reached at step ``k-1`` (or the first operand), ``op x`` the problem's ``k``-th operation, and
+        ``v`` the correct result of that line; a malformed line is wrong. So an early mistake costs one
+        step, not every step after it. ``start``/``end`` index ``completion`` (blank lines around the
+        solution are skipped, as :meth:`grade` does).
+        """
+        problem = self.parse_row(row)
+        body = completion.strip("\n")
+        pos = len(completion) - len(completion.lstrip("\n"))
+        out, prev = [], problem.operands[0]
+        for line, op, x in zip(body.split("\n"), problem.ops, problem.operands[1:]):
+            m = _STEP.match(line)
+            wrong = m is None
+            if m is not None:
+                a, line_op, b, v = int(m[1]), m[2], int(m[3]), int(m[4])
+                wrong = a != prev or line_op != op or b != x or v != apply(a, op, b)
+                prev = v
+            out.append((pos, pos + len(line), wrong))
+            pos += len(line) + 1
+        return out
+
     def grade(self, row: dict[str, Any], completion: str) -> tuple[bool, int, int]:
         """``(answer correct, wrong steps, expected steps)`` for one completion.
 
-        Step ``k`` is wrong unless line ``k`` reads ``prev op x = v`` with ``prev`` the value the
-        completion itself reached at step ``k-1`` (or the first operand), ``op x`` the problem's
-        ``k``-th operation, and ``v`` the correct result of that line. A missing or malformed line
-        is a wrong step. So an early mistake costs one step, not every step after it.
+        A step is wrong by :meth:`step_lines`; a missing step line is wrong too.
         """
         problem = self.parse_row(row)
         lines = completion.strip("\n").split("\n")
         expected = len(problem.ops)
-        wrong, prev = 0, problem.operands[0]
-        for k, (op, x) in enumerate(zip(problem.ops, problem.operands[1:], strict=True)):
-            m = _STEP.match(lines[k]) if k < len(lines) else None
-            if m is None:
-                wrong += 1
-                continue
-            a, line_op, b, v = int(m[1]), m[2], int(m[3]), int(m[4])
-            if a != prev or line_op != op or b != x or v != apply(a, op, b):
-                wrong += 1
-            prev = v
+        steps = self.step_lines(row, completion)
+        wrong = sum(w for _, _, w in steps) + expected - len(steps)
         answer_line = next((ln for ln in lines if ln.startswith("A:")), None)
         m = _ANSWER.match(answer_line) if answer_line is not None else None
         correct = m is not None and int(m[1]) == problem.answer
