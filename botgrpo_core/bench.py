@@ -558,9 +558,13 @@ def execute(
     slots = threading.Semaphore(max(1, parallel))
     workers: list[threading.Thread] = []
 
+    errors: list[BaseException] = []
+
     def run_then_release(i: int) -> None:
         try:
             one(i)
+        except BaseException as exc:  # re-raised below: a bug must not pass as a run that did not run
+            errors.append(exc)
         finally:
             slots.release()
 
@@ -573,6 +577,8 @@ def execute(
             workers.append(worker)
     for worker in workers:
         worker.join()
+    if errors:
+        raise errors[0]
     for i, job in enumerate(jobs):
         if results[i] is None:
             results[i] = results[first[job.run_dir]]
@@ -641,7 +647,7 @@ def machine_note() -> str:
 
 def warm_starts(bench: BenchFile, log: Callable[[str], None]) -> dict[str, Path | None]:
     """The warm-start checkpoint of every task (trained in parallel processes when missing)."""
-    from botgrpo_core.bench_warmstart import cache_key
+    from botgrpo_core.bench_warmstart import cached_warm_start, warm_start_dir
     from botgrpo_core.run_sections import TinyModelSpec
 
     out: dict[str, Path | None] = {}
@@ -653,11 +659,12 @@ def warm_starts(bench: BenchFile, log: Callable[[str], None]) -> dict[str, Path 
             continue
         data = task.run.get("data", {})
         tiny = TinyModelSpec.model_validate(model.get("tiny", {}))
-        key = cache_key(
-            data.get("task", "arithmetic"), data.get("task_params", {}) or {}, tiny, task.warm_start
+        task_name = data.get("task", "arithmetic")
+        path = warm_start_dir(
+            task_name, data.get("task_params", {}) or {}, tiny, task.warm_start, bench.cache_dir
         )
-        out[name] = (bench.cache_dir / f"warm-{data.get('task', 'arithmetic')}-{key}").resolve()
-        if not (out[name] / "warm_start.json").is_file():
+        out[name] = path.resolve()
+        if not cached_warm_start(path, task_name):  # missing or stale: the child (re)trains it
             todo.append(name)
         else:
             log(f"warm start [{name}]: cached at {out[name]}")
@@ -766,7 +773,8 @@ def run_bench(
         if "runs_s" in old_meta
         else []
     )
-    ran = sum(1 for r in results if r.get("status") == "ok" and not r.get("reused"))
+    # one run per folder (a sweep point equal to a grid run shares its folder), failed ones included
+    ran = len({j.run_dir for j, r in zip(jobs, results, strict=True) if not r.get("reused")})
     history.append(
         {
             "date": time.strftime("%Y-%m-%d %H:%M %Z"),

@@ -90,8 +90,7 @@ def ensure_warm_start(
     :returns: a folder that ``from_pretrained`` loads (model + tokenizer) holding :data:`META_FILE`
         (settings, loss curve, the warm policy's sampled success on held-out prompts, wall time).
     """
-    key = cache_key(task_name, task_params, tiny, spec)
-    path = Path(cache_dir) / f"warm-{task_name}-{key}"
+    path = warm_start_dir(task_name, task_params, tiny, spec, cache_dir)
     if (path / META_FILE).is_file():
         problem = cache_problem(path, task_name)
         if problem is None:
@@ -112,18 +111,33 @@ def ensure_warm_start(
     return path
 
 
+def warm_start_dir(
+    task_name: str, task_params: dict[str, Any], tiny: TinyModelSpec, spec: WarmStartSpec, cache_dir: Path
+) -> Path:
+    """The cache folder of a warm start (its name is a hash of every setting that changes it)."""
+    return Path(cache_dir) / f"warm-{task_name}-{cache_key(task_name, task_params, tiny, spec)}"
+
+
+def cached_warm_start(path: Path, task_name: str) -> bool:
+    """Whether ``path`` holds a finished warm start that loads as a run will load it."""
+    return (path / META_FILE).is_file() and cache_problem(path, task_name) is None
+
+
 def cache_problem(path: Path, task_name: str) -> str | None:
     """Why a cached checkpoint cannot be used as it loads in a run, or None when it can.
 
-    A run loads the folder with :func:`botgrpo_core.tiny.load_tokenizer`; a folder written by an older
-    version (a different vocabulary, or a tokenizer that drops spaces) would silently change the
-    tokenization, so the alphabet must round-trip exactly through the loaded tokenizer.
+    A bench run names the folder as its ``model.name_or_path``, so it loads with ``AutoTokenizer``; a
+    folder written by an older version (e.g. a Qwen2 one, which transformers 5 pairs with a BPE
+    tokenizer that drops spaces) would silently change the tokenization, so the alphabet must
+    round-trip exactly through the tokenizer as loaded.
     """
+    from transformers import AutoTokenizer
+
     from botgrpo_core.tasks import get_task
-    from botgrpo_core.tiny import char_tokenizer, load_tokenizer
+    from botgrpo_core.tiny import char_tokenizer
 
     try:
-        loaded = load_tokenizer(path)
+        loaded = AutoTokenizer.from_pretrained(path)
     except (OSError, ValueError) as exc:
         return f"its tokenizer does not load: {exc}"
     chars = task_alphabet(get_task(task_name))
