@@ -131,6 +131,34 @@ def get_estimator(name: str) -> EstimatorFn:
     return _lookup(name).fn
 
 
+def _accepts(fn: Callable[..., Any], option: str) -> bool:
+    try:
+        params = inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return True
+    return option in params or any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
+
+
+def without_dropped_rollouts(
+    name: str, rewards: Tensor, mask: Tensor, options: dict[str, Any]
+) -> tuple[Tensor, Tensor, dict[str, Any]]:
+    """Hand rollouts dropped by ``on_error: nan`` (NaN token rewards) to the estimator ``name``.
+
+    An estimator that takes ``nan_policy`` gets ``"mask"`` (unless the options set it): it leaves them
+    out of the group statistics. One that does not sees them as empty rollouts (masked out, reward 0).
+    Training and ``botgrpo score`` both go through here, so they treat dropped rollouts alike.
+
+    :param rewards: ``(B, T)`` token rewards; :param mask: ``(B, T)`` bool.
+    :returns: ``(rewards, mask, options)`` to pass on to :func:`compute_advantages`.
+    """
+    options = dict(options)
+    if _accepts(get_estimator(name), "nan_policy"):
+        options.setdefault("nan_policy", "mask")
+        return rewards, mask, options
+    mask = mask & ~torch.isnan(rewards).any(dim=1, keepdim=True)
+    return torch.where(mask, rewards, 0.0), mask, options
+
+
 def estimator_is_outcome_level(name: str) -> bool:
     """Whether ``name`` gives one advantage per rollout (safe with a sequence-level ratio)."""
     return _lookup(name).outcome_level

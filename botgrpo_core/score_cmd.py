@@ -12,7 +12,6 @@ torch and transformers are imported inside the functions: ``botgrpo --help`` sta
 from __future__ import annotations
 
 import argparse
-import inspect
 import json
 import os
 import sys
@@ -183,14 +182,6 @@ def resolve_estimator(config: RunConfig) -> tuple[str, dict[str, Any]]:
     return name, options
 
 
-def _accepts(fn: Any, option: str) -> bool:
-    try:
-        params = inspect.signature(fn).parameters
-    except (TypeError, ValueError):
-        return True
-    return option in params or any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
-
-
 def compute_run_advantages(
     config: RunConfig, output: MixtureOutput, group_ids: Sequence[int]
 ) -> tuple[torch.Tensor, str]:
@@ -201,7 +192,7 @@ def compute_run_advantages(
     """
     import torch
 
-    from botgrpo_core.advantages import available_estimators, compute_advantages, get_estimator
+    from botgrpo_core.advantages import available_estimators, compute_advantages, without_dropped_rollouts
 
     name, options = resolve_estimator(config)
     if name not in available_estimators():
@@ -209,12 +200,7 @@ def compute_run_advantages(
 
         get_plugin_manager().register_estimators()  # a plugin may provide it
     groups = torch.tensor(list(group_ids), dtype=torch.long)
-    rewards, mask = output.token_rewards, output.mask
-    if _accepts(get_estimator(name), "nan_policy"):
-        options.setdefault("nan_policy", "mask")
-    else:  # an estimator without the option: dropped rollouts become empty ones
-        mask = mask & output.valid.unsqueeze(1)
-        rewards = torch.where(mask, rewards, 0.0)
+    rewards, mask, options = without_dropped_rollouts(name, output.token_rewards, output.mask, options)
     advantages = compute_advantages(name, rewards, mask, group_ids=groups, **options)
     return advantages, name
 

@@ -19,7 +19,6 @@ dropped and the batch is refilled by generating for more prompts.
 
 from __future__ import annotations
 
-import inspect
 import math
 import random
 import sys
@@ -35,9 +34,9 @@ from botgrpo_core.advantages import (
     bot_advantages_from_stats,
     compute_advantages,
     estimator_is_outcome_level,
-    get_estimator,
     group_stats_from_moments,
     rollout_moments,
+    without_dropped_rollouts,
 )
 from botgrpo_core.mixture import MixtureOutput, RewardMixture, make_samples
 from botgrpo_core.presets import Preset, PresetError, check_estimator_ratio
@@ -298,10 +297,7 @@ class BoTGRPOTrainer(GRPOTrainer):
             padded_mask = self.accelerator.pad_across_processes(mask, dim=1, pad_index=False)
             all_rewards = self.accelerator.gather(padded)
             all_mask = self.accelerator.gather(padded_mask)
-            if "nan_policy" in inspect.signature(get_estimator(name)).parameters:
-                opts.setdefault("nan_policy", "mask")  # rollouts dropped by on_error: nan carry NaN rewards
-            else:
-                all_rewards = torch.nan_to_num(all_rewards, nan=0.0)
+            all_rewards, all_mask, opts = without_dropped_rollouts(name, all_rewards, all_mask, opts)
             full = compute_advantages(name, all_rewards, all_mask, group_ids=group_all, **opts)
             adv = full[start : start + B, : rewards.shape[1]]
         adv = torch.nan_to_num(adv.float(), nan=0.0)

@@ -433,6 +433,31 @@ def test_register_third_party_estimator() -> None:
         adv._REGISTRY.pop(name, None)
 
 
+def test_dropped_rollouts_reach_every_estimator_as_the_trainer_sends_them() -> None:
+    """on_error: nan rows (NaN rewards) are masked for estimators without nan_policy, flagged for the rest."""
+    rewards = torch.tensor(
+        [[1.0, 2.0, 3.0], [float("nan"), float("nan"), 0.0], [5.0, 7.0, 0.0], [4.0, 4.0, 4.0]]
+    )
+    mask = torch.tensor([[True, True, True], [True, True, False], [True, True, False], [True, True, True]])
+    name = "test_median_no_nan_policy"
+    register_estimator(name, _median_baseline)
+    try:
+        r, m, opts = adv.without_dropped_rollouts(name, rewards, mask, {"shift": 1.0})
+        assert opts == {"shift": 1.0} and not torch.isnan(r).any()
+        assert m[1].tolist() == [False, False, False] and torch.equal(m[[0, 2, 3]], mask[[0, 2, 3]])
+        got = compute_advantages(name, r, m, group_size=2, **opts)
+        assert got[1].tolist() == [0.0, 0.0, 0.0]  # the dropped rollout: no advantage, not in the median
+        assert got[0].tolist() == [0.0, 1.0, 2.0]  # r - median 2 (tokens 1, 2, 3) + shift 1
+    finally:
+        adv._REGISTRY.pop(name, None)
+    r, m, opts = adv.without_dropped_rollouts("bot", rewards, mask, {})
+    assert opts == {"nan_policy": "mask"} and r is rewards and m is mask  # bot leaves them out itself
+    assert (
+        adv.without_dropped_rollouts("bot", rewards, mask, {"nan_policy": "raise"})[2]["nan_policy"]
+        == "raise"
+    )
+
+
 def test_plugin_output_is_checked() -> None:
     name = "test_bad_shape"
     register_estimator(name, lambda r, m, gi, g: r[:, :1])
