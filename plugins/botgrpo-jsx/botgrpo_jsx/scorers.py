@@ -209,11 +209,9 @@ class CompilesScorer:
                 else "jsx"
             )
         order = list(kinds)
+        which = self._check_filter()
         replies = self._node().request(
-            [
-                {"op": "check", "code": todo[i].code, "loader": kinds[i], **self._check_filter()}
-                for i in order
-            ],
+            [{"op": "check", "code": todo[i].code, "loader": kinds[i], **which} for i in order],
             timeout_s=p.strict_timeout_s,
             window=1,  # checks run synchronously in Node: a queued one must not spend its deadline waiting
         )

@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from botgrpo_core.steps import compile_pattern
+from botgrpo_core.steps import PATTERN_MODES, compile_pattern
 from botgrpo_judge import templates
 
 
@@ -211,12 +211,9 @@ class StepsParams(JudgeParams):
 
     @model_validator(mode="after")
     def _check_split(self) -> StepsParams:
-        if self.split == "regex" and not self.pattern:
-            raise ValueError(
-                "split: regex needs a pattern (e.g. pattern: '(?s)Step \\d+:.*?(?=Step \\d+:|\\Z)')"
-            )
-        if self.split == "separator" and not self.pattern:
-            raise ValueError("split: separator needs a pattern (e.g. pattern: '\\n\\s*\\n')")
+        if self.split in PATTERN_MODES and not self.pattern:
+            example = "'\\n\\s*\\n'" if self.split == "separator" else "'(?s)Step \\d+:.*?(?=Step \\d+:|\\Z)'"
+            raise ValueError(f"split: {self.split} needs a pattern (e.g. pattern: {example})")
         if self.generate_template is None:
             self.generate_template = (
                 templates.GENERATE_STEPS_ALL
