@@ -1,8 +1,9 @@
-"""The two scorers: they hand each completion to a checker process of a ``WorkerPool``.
+"""The two scorers: they hand completions to the checker processes of a ``WorkerPool``.
 
-One task per completion, so the pool's per-task deadline is the hard per-sample time limit; a
-sample over it (or over the memory limit) comes back as a ``SampleError`` and its worker is
-replaced, while the rest of the batch is scored normally.
+Completions travel ``chunk_size`` to a task; the pool's deadline (``timeout_s``) applies to a task. A
+chunk over it (or over the memory limit) is re-run one completion per task, so the deadline ends up
+the per-completion limit: only the bad sample comes back as a ``SampleError`` (its worker is
+replaced) while the rest of the batch is scored normally.
 """
 
 from __future__ import annotations
@@ -46,22 +47,19 @@ class _PoolScorer:
         task, so the per-completion time limit and failure isolation hold: only the bad
         completion loses its result (the good ones of its chunk cost one extra run).
         """
-        from botgrpo_sympy.worker import ITEM_ERROR
-
         size = self.params.chunk_size
         chunks = [list(items[i : i + size]) for i in range(0, len(items), size)]
+        outs: list[Any] = self.pool.map(chunks)  # per chunk: its items' results, or a SampleError
+        # the items of every failed chunk, re-run together one per task (spread over the workers)
+        retry = [k for k, out in enumerate(outs) if isinstance(out, SampleError) and len(chunks[k]) > 1]
+        singles = iter(self.pool.map([[item] for k in retry for item in chunks[k]]))
+        for k in retry:
+            outs[k] = [next(singles) for _ in chunks[k]]
+            outs[k] = [o if isinstance(o, SampleError) else o[0] for o in outs[k]]
         results: list[Any] = []
-        for chunk, out in zip(chunks, self.pool.map(chunks), strict=True):
-            if isinstance(out, SampleError) and len(chunk) > 1:
-                singles = self.pool.map([[item] for item in chunk])
-                out = [o if isinstance(o, SampleError) else o[0] for o in singles]
-            elif isinstance(out, SampleError):
-                out = [out]
-            results += out
-        return [
-            SampleError(r[1]) if isinstance(r, tuple) and len(r) == 2 and r[0] == ITEM_ERROR else r
-            for r in results
-        ]
+        for out in outs:
+            results += [out] if isinstance(out, SampleError) else out
+        return results
 
     def close(self) -> None:
         """Stop the checker processes."""

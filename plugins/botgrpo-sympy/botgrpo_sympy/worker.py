@@ -25,7 +25,7 @@ import sys
 import threading
 from typing import Any
 
-from botgrpo_core.signals import Span
+from botgrpo_core.signals import SampleError, Span
 
 _CONFIG: dict[str, Any] = {}
 _GUARD = {"installed": False, "log": None}
@@ -144,10 +144,6 @@ def init_worker(kind: str, params_data: dict[str, Any], tripwire_log: str | None
     install_tripwires(tripwire_log)
 
 
-#: A per-item failure inside a chunk: ``(ITEM_ERROR, message)`` (the parent turns it into a SampleError).
-ITEM_ERROR = "__botgrpo_sympy_item_error__"
-
-
 def _each(items: list[Any], one: Any) -> list[Any]:
     """Run ``one`` on every item of a chunk; an exception costs only its own item.
 
@@ -161,7 +157,7 @@ def _each(items: list[Any], one: Any) -> list[Any]:
         except MemoryError:
             raise
         except Exception as exc:
-            out.append((ITEM_ERROR, f"{type(exc).__name__}: {exc}"[:500]))
+            out.append(SampleError(f"{type(exc).__name__}: {exc}"[:500]))
     return out
 
 
