@@ -102,8 +102,8 @@ def main(argv: list[str] | None = None) -> int:
             print("vLLM is not installed: pip install -e '.[trl,vllm]', or pass --no-vllm", file=sys.stderr)
             return 2
         info["vllm"] = vllm.__version__
-    else:
-        torch.set_num_threads(1 if args.cpu else torch.get_num_threads())
+    elif args.cpu:
+        torch.set_num_threads(1)
 
     from transformers import TrainerCallback
 

@@ -39,8 +39,6 @@ def test_zero_spread_groups_are_replaced(tmp_path, arith_plugin):  # noqa: F811
     assert rounds >= 1
     spread = _groups(batch, G)
     assert sum(not s for s in spread) * G == filler  # only filler groups lack spread
-    if filler == 0:
-        assert all(spread)
     # prompts stay left-padded and completions right-padded after the merge
     pm, cm = batch["prompt_mask"], batch["completion_mask"]
     assert bool((pm[:, -1] == 1).all()) and bool((cm.cumsum(1) == cm.sum(1, keepdim=True)).any(1).all())
