@@ -36,7 +36,7 @@ import torch
 from torch.profiler import ProfilerActivity, profile
 from torch.utils._python_dispatch import TorchDispatchMode
 
-from botgrpo_core.advantages import compute_advantages
+from botgrpo_core.estimators.compute import compute_advantages
 
 SHAPES = ((512, 4096), (64, 32768))
 GROUP_SIZE = 8

@@ -22,10 +22,10 @@ import time
 
 import torch
 
-from botgrpo_core.advantages import compute_advantages
-from botgrpo_core.alignment import TokenOffsets
-from botgrpo_core.config import RewardsConfig
-from botgrpo_core.mixture import RewardMixture
+from botgrpo_core.config.models import RewardsConfig
+from botgrpo_core.estimators.compute import compute_advantages
+from botgrpo_core.rewards.alignment import TokenOffsets
+from botgrpo_core.rewards.mixture import RewardMixture
 from botgrpo_core.signals import Sample
 
 

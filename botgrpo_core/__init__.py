@@ -9,19 +9,19 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from botgrpo_core.hookspecs import hookimpl
 from botgrpo_core.signals import NoParams, Sample, SampleError, SignalSpec, Span, TokenValues
+from botgrpo_core.signals.hookspecs import hookimpl
 
 __version__ = "0.1.0"
 
 # name -> module that defines it; resolved lazily by __getattr__ below.
 _LAZY = {
-    "compute_advantages": "botgrpo_core.advantages",
-    "register_estimator": "botgrpo_core.advantages",
-    "available_estimators": "botgrpo_core.advantages",
+    "compute_advantages": "botgrpo_core.estimators.compute",
+    "register_estimator": "botgrpo_core.estimators.compute",
+    "available_estimators": "botgrpo_core.estimators.compute",
     "policy_loss": "botgrpo_core.loss",
-    "PRESETS": "botgrpo_core.presets",
-    "get_preset": "botgrpo_core.presets",
+    "PRESETS": "botgrpo_core.config.presets",
+    "get_preset": "botgrpo_core.config.presets",
 }
 
 __all__ = [
@@ -43,9 +43,10 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
-    from botgrpo_core.advantages import available_estimators, compute_advantages, register_estimator
+    from botgrpo_core.config.presets import PRESETS, get_preset
+    from botgrpo_core.estimators.compute import compute_advantages
+    from botgrpo_core.estimators.registry import available_estimators, register_estimator
     from botgrpo_core.loss import policy_loss
-    from botgrpo_core.presets import PRESETS, get_preset
 
 
 def __getattr__(name: str) -> Any:

@@ -3,7 +3,7 @@
 A bench file names the tasks (each a run-file section plus the success metric, its target and the
 warm start), the methods (algorithm presets), the seeds, an optional alpha/beta sweep of BoT-GRPO,
 and the overrides ``--quick`` applies. For every task the warm start is trained once and cached
-(:mod:`botgrpo_core.bench_warmstart`); every run starts from it through ``model.name_or_path``.
+(:mod:`botgrpo_core.engine.warm_start`); every run starts from it through ``model.name_or_path``.
 
 Fairness rules applied when a run file is derived from a task:
 
@@ -44,7 +44,7 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from botgrpo_core.bench_warmstart import WarmStartSpec
+from botgrpo_core.engine.warm_start import WarmStartSpec
 
 RESULT_FILE = "bench_result.json"
 JOB_FILE = "bench_job.json"
@@ -181,8 +181,8 @@ def _folder(method: str) -> str:
 
 
 def _check_preset(method: str, where: str) -> None:
-    from botgrpo_core.config import AlgorithmConfig
-    from botgrpo_core.presets import PRESETS
+    from botgrpo_core.config.models import AlgorithmConfig
+    from botgrpo_core.config.presets import PRESETS
 
     name, overrides = parse_method(method)
     if name not in PRESETS:
@@ -316,7 +316,7 @@ class Job:
 
 def signal_kinds(names: Sequence[str]) -> dict[str, str]:
     """``name -> "global" | "local"`` from the installed plugins (imports only their entry points)."""
-    from botgrpo_core.plugins import get_plugin_manager
+    from botgrpo_core.signals.manager import get_plugin_manager
 
     manager = get_plugin_manager()
     return {n: manager.get_signal(n).spec.kind for n in names}
@@ -335,7 +335,7 @@ def derive_run(
     beta: float | None = None,
 ) -> dict[str, Any]:
     """The run file of one (task, method, seed): the task's section with the fairness rules applied."""
-    from botgrpo_core.presets import PRESETS
+    from botgrpo_core.config.presets import PRESETS
 
     run = copy.deepcopy(task.run)
     run.setdefault("model", {})
@@ -360,7 +360,8 @@ def derive_run(
 
 def plan(bench: BenchFile, out_dir: Path, warm: dict[str, Path | None]) -> list[Job]:
     """Every run of the grid and the sweep, ordered so each seed's candidate and reference run side by side."""
-    from botgrpo_core.config import check_rewards, outcome_dominance, parse_config, signal_bounds
+    from botgrpo_core.config.checks import check_rewards, outcome_dominance, signal_bounds
+    from botgrpo_core.config.loading import parse_config
 
     names = sorted({s["name"] for t in bench.tasks.values() for s in t.run["rewards"]["signals"]})
     kinds = signal_kinds(names)
@@ -596,8 +597,8 @@ def _job_main(job_file: str) -> int:
         import torch
 
         torch.set_num_threads(int(spec.get("threads", 1)))
-        from botgrpo_core.config import parse_config
-        from botgrpo_core.train import run_training
+        from botgrpo_core.config.loading import parse_config
+        from botgrpo_core.engine.run import run_training
 
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -647,8 +648,8 @@ def machine_note() -> str:
 
 def warm_starts(bench: BenchFile, log: Callable[[str], None]) -> dict[str, Path | None]:
     """The warm-start checkpoint of every task (trained in parallel processes when missing)."""
-    from botgrpo_core.bench_warmstart import cached_warm_start, warm_start_dir
-    from botgrpo_core.run_sections import TinyModelSpec
+    from botgrpo_core.config.sections import TinyModelSpec
+    from botgrpo_core.engine.warm_start import cached_warm_start, warm_start_dir
 
     out: dict[str, Path | None] = {}
     todo: list[str] = []
@@ -712,8 +713,8 @@ def warm_starts(bench: BenchFile, log: Callable[[str], None]) -> dict[str, Path 
 def _warm_main(raw: str) -> int:
     import torch
 
-    from botgrpo_core.bench_warmstart import ensure_warm_start
-    from botgrpo_core.run_sections import TinyModelSpec
+    from botgrpo_core.config.sections import TinyModelSpec
+    from botgrpo_core.engine.warm_start import ensure_warm_start
 
     spec = json.loads(raw)
     torch.set_num_threads(int(spec["threads"]))

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from botgrpo_core.bench import BenchFile, Job
-    from botgrpo_core.config import RunConfig
+    from botgrpo_core.config.models import RunConfig
 
 STEP_KEYS = ("step", "global_step")
 #: keys of a training row that hold the wall time of that step
@@ -142,9 +142,9 @@ def final_model_dir(run_dir: Path) -> Path:
 
 def pass_at_k_eval(config: RunConfig, run_dir: Path, *, k: int, prompts: int) -> dict[str, Any]:
     """Pass@1 and Pass@k of a run's final policy on ``prompts`` held-out prompts (``k`` samples each)."""
-    from botgrpo_core.bench_warmstart import sample_completions
+    from botgrpo_core.engine.model import load_model
+    from botgrpo_core.engine.warm_start import sample_completions
     from botgrpo_core.tasks import get_task
-    from botgrpo_core.train import load_model
 
     data = config.data
     task = get_task(data.task or "arithmetic", getattr(data, "task_params", None) or {})
@@ -193,11 +193,11 @@ def signal_quality(
     """
     from transformers import AutoModelForCausalLM
 
-    from botgrpo_core.bench_warmstart import sample_completions
-    from botgrpo_core.plugins import get_plugin_manager
+    from botgrpo_core.engine.tiny import load_tokenizer
+    from botgrpo_core.engine.warm_start import sample_completions
     from botgrpo_core.signals import Sample, SampleError
+    from botgrpo_core.signals.manager import get_plugin_manager
     from botgrpo_core.tasks import get_task
-    from botgrpo_core.tiny import load_tokenizer
 
     task = get_task(task_name, task_params)
     rows = task.eval_rows(n, seed=0)

@@ -65,8 +65,8 @@ def run_config(out: Path, steps: int, use_vllm: bool, cpu: bool) -> dict:
 
 def save_tiny_model(path: Path) -> int:
     """Build the tiny model and its tokenizer and save them; returns the parameter count."""
-    from botgrpo_core.run_sections import TinyModelSpec
-    from botgrpo_core.tiny import build_tiny_model, char_tokenizer, count_parameters, save_pretrained
+    from botgrpo_core.config.sections import TinyModelSpec
+    from botgrpo_core.engine.tiny import build_tiny_model, char_tokenizer, count_parameters, save_pretrained
 
     tokenizer = char_tokenizer()
     model = build_tiny_model(tokenizer, TinyModelSpec(hidden_size=128, num_layers=2, num_heads=2), seed=0)
@@ -107,8 +107,8 @@ def main(argv: list[str] | None = None) -> int:
 
     from transformers import TrainerCallback
 
-    from botgrpo_core.config import parse_config
-    from botgrpo_core.train import run_training
+    from botgrpo_core.config.loading import parse_config
+    from botgrpo_core.engine.run import run_training
 
     info["parameters"] = save_tiny_model(args.out / "model")
     config = parse_config(run_config(args.out, args.steps, use_vllm, args.cpu), source="gpu_check_train")

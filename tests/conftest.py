@@ -22,7 +22,7 @@ def pytest_configure(config: pytest.Config) -> None:
 @pytest.fixture
 def plugin_manager():
     """A fresh process-wide plugin manager for the test, restored afterwards."""
-    from botgrpo_core import plugins
+    from botgrpo_core.signals import manager as plugins
 
     previous = plugins._default
     plugins.reset_plugin_manager()

@@ -17,8 +17,8 @@ def main(output_dir: str) -> None:
     torch.set_num_threads(1)
     from train_fixtures import DIST_COMPLETIONS, ArithPlugin, build_trainer, dist_config, dist_results
 
-    from botgrpo_core.config import parse_config
-    from botgrpo_core.plugins import get_plugin_manager
+    from botgrpo_core.config.loading import parse_config
+    from botgrpo_core.signals.manager import get_plugin_manager
     from botgrpo_core.tasks import get_task
 
     get_plugin_manager().register(ArithPlugin(), name="test_arith", distribution="botgrpo-tests")
@@ -37,9 +37,9 @@ def train(output_dir: str) -> None:
     torch.set_num_threads(1)
     from train_fixtures import ArithPlugin, run_dict
 
-    from botgrpo_core.config import parse_config
-    from botgrpo_core.plugins import get_plugin_manager
-    from botgrpo_core.train import run_training
+    from botgrpo_core.config.loading import parse_config
+    from botgrpo_core.engine.run import run_training
+    from botgrpo_core.signals.manager import get_plugin_manager
 
     get_plugin_manager().register(ArithPlugin(), name="test_arith", distribution="botgrpo-tests")
     data = run_dict(Path(output_dir), training={"steps": 2, "prompts_per_step": 2, "group_size": 4})

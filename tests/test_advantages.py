@@ -8,16 +8,14 @@ import pytest
 import reference_impl as ref
 import torch
 
-from botgrpo_core import advantages as adv
-from botgrpo_core.advantages import (
-    available_estimators,
+from botgrpo_core.estimators import compute, moments, pooled, registry
+from botgrpo_core.estimators.compute import compute_advantages
+from botgrpo_core.estimators.moments import (
     bot_advantages_from_stats,
-    compute_advantages,
-    get_estimator,
     group_stats_from_moments,
-    register_estimator,
     rollout_moments,
 )
+from botgrpo_core.estimators.registry import available_estimators, get_estimator, register_estimator
 
 torch.set_num_threads(1)
 
@@ -397,8 +395,8 @@ def test_moments_nan_policy() -> None:
 def test_builtins_are_registered() -> None:
     assert set(BUILTINS) <= set(available_estimators())
     assert available_estimators() == sorted(available_estimators())
-    assert get_estimator("bot") is adv.bot
-    assert adv.estimator_is_outcome_level("grpo") and not adv.estimator_is_outcome_level("bot")
+    assert get_estimator("bot") is pooled.bot
+    assert registry.estimator_is_outcome_level("grpo") and not registry.estimator_is_outcome_level("bot")
 
 
 def test_unknown_estimator_lists_names_and_nearest() -> None:
@@ -430,7 +428,7 @@ def test_register_third_party_estimator() -> None:
         with pytest.raises(ValueError, match=r"unknown option\(s\) 'scale'; it accepts: shift"):
             compute_advantages(name, rewards, mask, group_size=2, scale=2.0)
     finally:
-        adv._REGISTRY.pop(name, None)
+        registry._REGISTRY.pop(name, None)
 
 
 def test_dropped_rollouts_reach_every_estimator_as_the_trainer_sends_them() -> None:
@@ -442,18 +440,18 @@ def test_dropped_rollouts_reach_every_estimator_as_the_trainer_sends_them() -> N
     name = "test_median_no_nan_policy"
     register_estimator(name, _median_baseline)
     try:
-        r, m, opts = adv.without_dropped_rollouts(name, rewards, mask, {"shift": 1.0})
+        r, m, opts = compute.without_dropped_rollouts(name, rewards, mask, {"shift": 1.0})
         assert opts == {"shift": 1.0} and not torch.isnan(r).any()
         assert m[1].tolist() == [False, False, False] and torch.equal(m[[0, 2, 3]], mask[[0, 2, 3]])
         got = compute_advantages(name, r, m, group_size=2, **opts)
         assert got[1].tolist() == [0.0, 0.0, 0.0]  # the dropped rollout: no advantage, not in the median
         assert got[0].tolist() == [0.0, 1.0, 2.0]  # r - median 2 (tokens 1, 2, 3) + shift 1
     finally:
-        adv._REGISTRY.pop(name, None)
-    r, m, opts = adv.without_dropped_rollouts("bot", rewards, mask, {})
+        registry._REGISTRY.pop(name, None)
+    r, m, opts = compute.without_dropped_rollouts("bot", rewards, mask, {})
     assert opts == {"nan_policy": "mask"} and r is rewards and m is mask  # bot leaves them out itself
     assert (
-        adv.without_dropped_rollouts("bot", rewards, mask, {"nan_policy": "raise"})[2]["nan_policy"]
+        compute.without_dropped_rollouts("bot", rewards, mask, {"nan_policy": "raise"})[2]["nan_policy"]
         == "raise"
     )
 
@@ -465,7 +463,7 @@ def test_plugin_output_is_checked() -> None:
         with pytest.raises(ValueError, match=r"returned \(2, 1\), expected a \(B, T\) = \(2, 3\)"):
             compute_advantages(name, torch.zeros(2, 3), torch.ones(2, 3), group_size=1)
     finally:
-        adv._REGISTRY.pop(name, None)
+        registry._REGISTRY.pop(name, None)
 
 
 @pytest.mark.parametrize(
@@ -510,6 +508,6 @@ def test_row_counts_match_a_plain_count(tokens: int) -> None:
     mask = torch.rand(9, tokens, generator=g) < 0.6
     mask[0] = True
     mask[1] = False
-    assert adv._row_counts(mask).tolist() == [int(row.sum()) for row in mask]
+    assert moments._row_counts(mask).tolist() == [int(row.sum()) for row in mask]
     strided = mask[:, ::2]  # not contiguous: the plain path
-    assert adv._row_counts(strided).tolist() == [int(row.sum()) for row in strided]
+    assert moments._row_counts(strided).tolist() == [int(row.sum()) for row in strided]

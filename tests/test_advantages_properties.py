@@ -10,7 +10,7 @@ import torch
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from botgrpo_core.advantages import compute_advantages
+from botgrpo_core.estimators.compute import compute_advantages
 
 torch.set_num_threads(1)
 

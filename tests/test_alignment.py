@@ -8,7 +8,8 @@ import random
 import pytest
 import torch
 
-from botgrpo_core.alignment import (
+from botgrpo_core.engine.tiny import byte_level_bpe_tokenizer, char_tokenizer
+from botgrpo_core.rewards.alignment import (
     AlignmentError,
     CheckedSpans,
     TokenOffsets,
@@ -19,7 +20,6 @@ from botgrpo_core.alignment import (
     span_table,
 )
 from botgrpo_core.signals import Span
-from botgrpo_core.tiny import byte_level_bpe_tokenizer, char_tokenizer
 
 TEXTS = [
     "Schöne Grüße: 東京 → ∞ 🙂 ok",

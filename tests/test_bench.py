@@ -220,7 +220,7 @@ def test_react_splits_are_disjoint_and_deterministic() -> None:
 
 
 def test_react_text_fits_the_alphabet_and_the_length_budget() -> None:
-    from botgrpo_core.tiny import char_tokenizer
+    from botgrpo_core.engine.tiny import char_tokenizer
 
     task = ReactTask()
     rows = task.train_rows(400)
@@ -289,7 +289,16 @@ def test_quick_bench_runs_end_to_end(tmp_path: Path) -> None:
     for key, value in TINY.items():
         sets += sorted({f"{key.format(t=t)}={value}" for t in ("math", "react")})
     out = tmp_path / "results"
-    cmd = [sys.executable, "-m", "botgrpo_core.cli", "bench", str(BENCH), "--quick", "--output", str(out)]
+    cmd = [
+        sys.executable,
+        "-m",
+        "botgrpo_core.cli.main",
+        "bench",
+        str(BENCH),
+        "--quick",
+        "--output",
+        str(out),
+    ]
     for s in sets:
         cmd += ["--set", s]
     proc = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, timeout=600, check=False)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from botgrpo_core.builtin_signals import SIGNALS
 from botgrpo_core.signals import SampleError
-from botgrpo_core.testing import check_signal_contract, make_samples
+from botgrpo_core.signals.builtins import SIGNALS
+from botgrpo_core.signals.testing import check_signal_contract, make_samples
 
 SPEC = {s.name: s for s in SIGNALS}
 

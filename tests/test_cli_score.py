@@ -13,9 +13,9 @@ import pytest
 import torch
 
 from botgrpo_core import hookimpl
-from botgrpo_core.advantages import compute_advantages
-from botgrpo_core.cli import main
-from botgrpo_core.score_view import NEGATIVE_RGB, POSITIVE_RGB
+from botgrpo_core.cli.main import main
+from botgrpo_core.cli.views import NEGATIVE_RGB, POSITIVE_RGB
+from botgrpo_core.estimators.compute import compute_advantages
 
 ALPHA, BETA = 1.0, 0.4
 ANSWER_WEIGHT, REGEX_WEIGHT = 2.0, 0.5
@@ -201,7 +201,7 @@ rewards:
 
 
 def test_local_tokenizer_folder_matches_the_built_in_one(tmp_path, capsys, plugin_manager) -> None:
-    from botgrpo_core.tiny import byte_level_bpe_tokenizer
+    from botgrpo_core.engine.tiny import byte_level_bpe_tokenizer
 
     folder = tmp_path / "tok"
     byte_level_bpe_tokenizer().save_pretrained(folder)
@@ -217,7 +217,7 @@ def test_local_tokenizer_folder_matches_the_built_in_one(tmp_path, capsys, plugi
 
 
 def test_default_tokenizer_is_the_tiny_models(tmp_path, capsys, plugin_manager) -> None:
-    from botgrpo_core.tiny import char_tokenizer
+    from botgrpo_core.engine.tiny import char_tokenizer
 
     run_file, data = _write(tmp_path, ROWS[:2])  # the run's model is the default: tiny, arithmetic task
     result = _score_json(capsys, str(run_file), "--input", str(data))
@@ -228,8 +228,8 @@ def test_default_tokenizer_is_the_tiny_models(tmp_path, capsys, plugin_manager) 
 
 
 def test_tiny_tokenizer_keeps_the_arithmetic_ids() -> None:
-    from botgrpo_core.score_cmd import load_tokenizer
-    from botgrpo_core.tiny import char_tokenizer
+    from botgrpo_core.cli.score import load_tokenizer
+    from botgrpo_core.engine.tiny import char_tokenizer
 
     base = char_tokenizer()
     extended = load_tokenizer("tiny", ["17+5=22 ok ✓"])
@@ -366,7 +366,7 @@ class _EstimatorPlugin:
 
 
 def test_plugin_estimator_hook_is_used_by_score(tmp_path, capsys, plugin_manager) -> None:
-    from botgrpo_core.testing import registered_plugin
+    from botgrpo_core.signals.testing import registered_plugin
 
     run_file, data = _write(tmp_path)
     with registered_plugin(_EstimatorPlugin(), name="test-estimators", manager=plugin_manager):
@@ -392,7 +392,7 @@ def test_plugin_estimator_hook_is_used_by_score(tmp_path, capsys, plugin_manager
 def test_color_choice_overrides_the_environment(tmp_path, capsys, monkeypatch, plugin_manager) -> None:
     import argparse
 
-    from botgrpo_core.score_cmd import run_score
+    from botgrpo_core.cli.score import run_score
 
     run_file, data = _write(tmp_path, ROWS[:2])
     args = dict(

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from botgrpo_core.config import ConfigError, OutcomeDominanceWarning, load_config, parse_config
+from botgrpo_core.config.errors import ConfigError, OutcomeDominanceWarning
+from botgrpo_core.config.loading import load_config, parse_config
 
 BASE = {
     "rewards": {

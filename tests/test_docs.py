@@ -13,7 +13,7 @@ import pytest
 import torch
 import yaml
 
-from botgrpo_core.hookspecs import TokenRewardSpec
+from botgrpo_core.signals.hookspecs import TokenRewardSpec
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
@@ -52,8 +52,8 @@ def test_hooks_md_has_each_hook_with_its_exact_signature_and_docstring() -> None
 def test_hooks_md_estimator_example_runs(plugin_manager) -> None:
     from types import ModuleType
 
-    from botgrpo_core.advantages import compute_advantages
-    from botgrpo_core.config import AlgorithmConfig
+    from botgrpo_core.config.models import AlgorithmConfig
+    from botgrpo_core.estimators.compute import compute_advantages
 
     text = (DOCS / "hooks.md").read_text(encoding="utf-8")
     code = next(b for b in re.findall(r"```python\n(.*?)```", text, re.S) if "def token_centered" in b)
@@ -85,7 +85,7 @@ def _load_generator():
 
 
 def test_configuration_md_is_generated_from_the_models() -> None:
-    from botgrpo_core.config import RunConfig
+    from botgrpo_core.config.models import RunConfig
 
     generator = _load_generator()
     text = generator.render()
@@ -130,8 +130,8 @@ def test_writing_plugins_snippets_are_quoted_from_the_template() -> None:
 
 
 def test_writing_plugins_run_file_validates_with_the_template(plugin_manager, monkeypatch) -> None:
-    from botgrpo_core.config import parse_config
-    from botgrpo_core.testing import registered_plugin
+    from botgrpo_core.config.loading import parse_config
+    from botgrpo_core.signals.testing import registered_plugin
 
     monkeypatch.syspath_prepend(str(TEMPLATE))
     from botgrpo_template import plugin

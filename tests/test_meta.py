@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from botgrpo_core.hookspecs import TokenRewardSpec
+from botgrpo_core.signals.hookspecs import TokenRewardSpec
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -73,7 +73,8 @@ EXAMPLES = sorted(
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=[str(p.relative_to(ROOT)) for p in EXAMPLES])
 def test_example_run_file_validates(path: Path, plugin_manager) -> None:
-    from botgrpo_core.config import ConfigError, load_config
+    from botgrpo_core.config.errors import ConfigError
+    from botgrpo_core.config.loading import load_config
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # outcome-dominance warnings are advice, not invalidity
@@ -87,7 +88,7 @@ def test_example_run_file_validates(path: Path, plugin_manager) -> None:
 # --- instant start -----------------------------------------------------------------------------------------------
 _RUNNER = """
 import json, sys
-from botgrpo_core.cli import main
+from botgrpo_core.cli.main import main
 try:
     code = main(sys.argv[1:])
 except SystemExit as exc:  # argparse --help exits

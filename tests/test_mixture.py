@@ -6,11 +6,11 @@ import pytest
 import torch
 from signal_fixtures import TestPlugin
 
-from botgrpo_core.config import RewardsConfig
-from botgrpo_core.mixture import RewardMixture, SignalError, make_samples
-from botgrpo_core.plugins import PluginManager
+from botgrpo_core.config.models import RewardsConfig
+from botgrpo_core.rewards.mixture import RewardMixture, SignalError, make_samples
 from botgrpo_core.signals import Sample, SampleError
-from botgrpo_core.testing import make_samples as fake_batch
+from botgrpo_core.signals.manager import PluginManager
+from botgrpo_core.signals.testing import make_samples as fake_batch
 
 
 @pytest.fixture
@@ -135,7 +135,7 @@ def test_cache_off_scores_everything(manager) -> None:
 
 
 def test_make_samples_with_a_real_tokenizer() -> None:
-    from botgrpo_core.tiny import byte_level_bpe_tokenizer
+    from botgrpo_core.engine.tiny import byte_level_bpe_tokenizer
 
     tok = byte_level_bpe_tokenizer()
     ids = [tok.encode("x = 東京", add_special_tokens=False), tok.encode("y", add_special_tokens=False)]

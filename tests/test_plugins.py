@@ -7,7 +7,7 @@ from importlib.metadata import EntryPoint
 import pytest
 from signal_fixtures import DuplicatePlugin, TestPlugin
 
-from botgrpo_core.plugins import (
+from botgrpo_core.signals.manager import (
     DuplicateSignalError,
     PluginLoadError,
     PluginManager,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from pool_fixtures import pid, work
 
-from botgrpo_core.pool import WorkerPool
+from botgrpo_core.rewards.pool import WorkerPool
 from botgrpo_core.signals import SampleError
 
 

@@ -8,19 +8,18 @@ import sys
 import pytest
 import torch
 
-from botgrpo_core import advantages as adv
-from botgrpo_core.advantages import compute_advantages, register_estimator
-from botgrpo_core.loss import policy_loss
-from botgrpo_core.presets import (
-    BUILTIN_ESTIMATORS,
+from botgrpo_core.config.presets import (
     PRESETS,
-    TOKEN_LEVEL_ESTIMATORS,
     Preset,
     PresetError,
     check_estimator_ratio,
     check_preset_compat,
     get_preset,
 )
+from botgrpo_core.estimators import pooled, registry
+from botgrpo_core.estimators.compute import compute_advantages
+from botgrpo_core.estimators.registry import get_estimator, register_estimator
+from botgrpo_core.loss import policy_loss
 
 torch.set_num_threads(1)
 
@@ -31,7 +30,7 @@ def test_required_presets_exist_and_are_consistent() -> None:
     assert set(PRESETS) >= REQUIRED
     for name, preset in PRESETS.items():
         assert preset.name == name
-        assert preset.estimator in adv.available_estimators(), name
+        assert preset.estimator in registry.available_estimators(), name
         assert preset.description and preset.paper, name
         check_preset_compat(preset)
 
@@ -59,12 +58,11 @@ def test_preset_settings_follow_their_papers() -> None:
     assert not any(p.dynamic_sampling for n, p in PRESETS.items() if n != "dapo")
 
 
-def test_token_level_table_matches_the_registry() -> None:
-    """presets.py keeps its own torch-free table; it must agree with the estimators themselves."""
-    for name in ("bot", "token_pool", "process", "pure", "grpo", "dr_grpo"):
-        assert (name in TOKEN_LEVEL_ESTIMATORS) == (not adv.estimator_is_outcome_level(name)), name
-    builtin = {name for name in adv.available_estimators() if adv._REGISTRY[name].builtin}
-    assert builtin == BUILTIN_ESTIMATORS
+def test_outcome_level_is_registry_metadata() -> None:
+    """Which built-in is outcome-level is stated once, in the torch-free registry."""
+    outcome = {n for n in registry.BUILTIN_ESTIMATORS if registry.estimator_is_outcome_level(n)}
+    assert outcome == {"grpo", "dr_grpo"}
+    assert {"bot", "token_pool", "grpo", "dr_grpo", "process", "pure"} == registry.BUILTIN_ESTIMATORS
 
 
 def test_token_level_estimator_with_sequence_ratio_is_an_error() -> None:
@@ -73,7 +71,7 @@ def test_token_level_estimator_with_sequence_ratio_is_an_error() -> None:
         PresetError, match=r"preset 'my-gspo-bot': estimator 'bot' gives every token.*ratio_level: token"
     ):
         check_preset_compat(bad)
-    for name in sorted(TOKEN_LEVEL_ESTIMATORS):
+    for name in ("bot", "token_pool", "process", "pure"):
         with pytest.raises(PresetError, match="averaged away"):
             check_estimator_ratio(name, "sequence", where="algorithm.ratio_level")
     check_estimator_ratio("grpo", "sequence")
@@ -83,15 +81,15 @@ def test_token_level_estimator_with_sequence_ratio_is_an_error() -> None:
 def test_plugin_estimators_use_their_registered_level() -> None:
     outcome = "test_outcome_level"
     token = "test_token_level"
-    register_estimator(outcome, adv.grpo, outcome_level=True)
-    register_estimator(token, adv.bot)
+    register_estimator(outcome, get_estimator("grpo"), outcome_level=True)
+    register_estimator(token, pooled.bot)
     try:
         check_estimator_ratio(outcome, "sequence")
         with pytest.raises(PresetError):
             check_estimator_ratio(token, "sequence")
     finally:
-        adv._REGISTRY.pop(outcome, None)
-        adv._REGISTRY.pop(token, None)
+        registry._REGISTRY.pop(outcome, None)
+        registry._REGISTRY.pop(token, None)
     check_estimator_ratio("not_loaded_anywhere", "sequence")  # unknown: left to the registry at run time
 
 
@@ -130,7 +128,7 @@ def test_unknown_preset_suggests_the_nearest() -> None:
 
 
 def test_importing_presets_does_not_import_torch() -> None:
-    code = "import sys, botgrpo_core.presets as p; p.check_preset_compat(p.PRESETS['gspo']); print('torch' in sys.modules)"
+    code = "import sys, botgrpo_core.config.presets as p; p.check_preset_compat(p.PRESETS['gspo']); print('torch' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
 

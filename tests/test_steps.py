@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from botgrpo_core.steps import Step, split_steps
+from botgrpo_core.signals.steps import Step, split_steps
 
 
 def _texts(steps: list[Step], text: str) -> list[str]:

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import torch
 
-from botgrpo_core.alignment import decode_with_offsets
-from botgrpo_core.run_sections import TinyModelSpec
-from botgrpo_core.tiny import (
+from botgrpo_core.config.sections import TinyModelSpec
+from botgrpo_core.engine.tiny import (
     ARITHMETIC_CHARS,
     build_tiny_model,
     byte_level_bpe_tokenizer,
@@ -14,6 +13,7 @@ from botgrpo_core.tiny import (
     count_parameters,
     save_pretrained,
 )
+from botgrpo_core.rewards.alignment import decode_with_offsets
 
 
 def test_char_tokenizer_one_token_per_character():
@@ -78,7 +78,7 @@ def test_tiny_spec_checks_heads():
 
 
 def test_load_tokenizer_returns_the_built_tokenizer(tmp_path):
-    from botgrpo_core.tiny import load_tokenizer
+    from botgrpo_core.engine.tiny import load_tokenizer
 
     tok = char_tokenizer()
     save_pretrained(build_tiny_model(tok), tok, tmp_path)

@@ -7,7 +7,9 @@ import json
 import pytest
 from train_fixtures import arith_plugin, parse, run_dict  # noqa: F401  (fixture)
 
-from botgrpo_core.train import TrainingSetupError, load_data, run_training, to_trainer_rows
+from botgrpo_core.engine.data import load_data, to_trainer_rows
+from botgrpo_core.engine.run import run_training
+from botgrpo_core.engine.setup import TrainingSetupError
 
 QUIET = {"progress": False, "log": lambda m: None}
 
@@ -102,8 +104,8 @@ def test_tiny_model_on_jsonl_rows_trains(tmp_path, arith_plugin):  # noqa: F811
 
 def test_local_model_folder(tmp_path, arith_plugin):  # noqa: F811
     """model.name_or_path as a folder saved with save_pretrained (the path real users take)."""
-    from botgrpo_core.run_sections import TinyModelSpec
-    from botgrpo_core.tiny import build_tiny_model, char_tokenizer, save_pretrained
+    from botgrpo_core.config.sections import TinyModelSpec
+    from botgrpo_core.engine.tiny import build_tiny_model, char_tokenizer, save_pretrained
 
     tok = char_tokenizer()
     save_pretrained(

@@ -7,8 +7,11 @@ import json
 import pytest
 from train_fixtures import arith_plugin, parse, run_dict  # noqa: F401  (fixture)
 
-from botgrpo_core.config import ConfigError, RunConfig, parse_config
-from botgrpo_core.train import TrainingSetupError, run_training
+from botgrpo_core.config.errors import ConfigError
+from botgrpo_core.config.loading import parse_config
+from botgrpo_core.config.models import RunConfig
+from botgrpo_core.engine.run import run_training
+from botgrpo_core.engine.setup import TrainingSetupError
 
 QUIET = {"progress": False, "log": lambda m: None}
 
@@ -85,9 +88,10 @@ def test_trainer_refuses_sequence_ratio_for_token_advantages(tmp_path, arith_plu
     """Using the trainer class directly: GRPOConfig(importance_sampling_level='sequence') with BoT."""
     from trl import GRPOConfig
 
-    from botgrpo_core.mixture import RewardMixture
-    from botgrpo_core.presets import PRESETS
-    from botgrpo_core.trainer import BoTGRPOTrainer, trl_algorithm_args
+    from botgrpo_core.config.presets import PRESETS
+    from botgrpo_core.engine.trainer import BoTGRPOTrainer
+    from botgrpo_core.engine.trl_algorithm import trl_algorithm_args
+    from botgrpo_core.rewards.mixture import RewardMixture
 
     config = parse(run_dict(tmp_path))
     args = GRPOConfig(

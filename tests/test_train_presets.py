@@ -9,8 +9,8 @@ import pytest
 import torch
 from train_fixtures import arith_plugin, parse, run_dict  # noqa: F401  (fixture)
 
-from botgrpo_core.presets import PRESETS
-from botgrpo_core.trainer import LOSS_TYPES, trl_algorithm_args
+from botgrpo_core.config.presets import PRESETS
+from botgrpo_core.engine.trl_algorithm import LOSS_TYPES, trl_algorithm_args
 
 
 def _lines(path):
@@ -26,7 +26,7 @@ def _weights(folder):
 
 @pytest.mark.parametrize("preset", sorted(PRESETS))
 def test_every_preset_trains(preset, tmp_path, arith_plugin):  # noqa: F811
-    from botgrpo_core.train import run_training
+    from botgrpo_core.engine.run import run_training
 
     config = parse(run_dict(tmp_path, algorithm={"preset": preset}))
     summary = run_training(config, progress=False, log=lambda m: None)
@@ -66,7 +66,7 @@ def test_preset_settings_reach_trl():
 
 def test_kl_penalty_uses_saved_reference(tmp_path, arith_plugin):  # noqa: F811
     """kl_coef > 0: TRL builds the reference model from the saved tiny model and logs the KL."""
-    from botgrpo_core.train import run_training
+    from botgrpo_core.engine.run import run_training
 
     config = parse(run_dict(tmp_path, algorithm={"preset": "bot-grpo", "kl_coef": 0.05}))
     run_training(config, progress=False, log=lambda m: None)
@@ -77,7 +77,7 @@ def test_kl_penalty_uses_saved_reference(tmp_path, arith_plugin):  # noqa: F811
 
 def test_plugin_estimator_trains(tmp_path, arith_plugin):  # noqa: F811
     """An estimator registered by a plugin hook is usable as algorithm.estimator (the (B, T) gather path)."""
-    from botgrpo_core.train import run_training
+    from botgrpo_core.engine.run import run_training
 
     config = parse(
         run_dict(

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from botgrpo_core.config import load_config
+from botgrpo_core.config.loading import load_config
 
 ROOT = Path(__file__).resolve().parents[1]
 RECIPES = sorted((ROOT / "examples" / "recipes").glob("*.yaml"))
@@ -27,7 +27,8 @@ def test_there_are_recipes_for_the_documented_models():
 
 @pytest.mark.parametrize("path", [ROOT / "examples" / "quickstart.yaml", *RECIPES], ids=lambda p: p.name)
 def test_run_file_is_valid_and_trl_accepts_it(path, tmp_path, recwarn):
-    from botgrpo_core.train import grpo_args, resolve_preset
+    from botgrpo_core.engine.setup import resolve_preset
+    from botgrpo_core.engine.trl_args import grpo_args
 
     config = load_config(path)
     assert not [w for w in recwarn if "outcome dominance" in str(w.message)]

@@ -10,7 +10,8 @@ import torch
 from train_fixtures import arith_plugin, parse, run_dict  # noqa: F401  (fixture)
 from transformers import AutoModelForCausalLM, TrainerCallback
 
-from botgrpo_core.train import TrainingSetupError, run_training
+from botgrpo_core.engine.run import run_training
+from botgrpo_core.engine.setup import TrainingSetupError
 
 STEPS, STOP = 4, 2
 

@@ -174,7 +174,7 @@ def run_dict(output_dir: Path, **sections: dict[str, Any]) -> dict[str, Any]:
 
 def parse(data: dict[str, Any]) -> Any:
     """Validate a run mapping (signals checked against the current plugin manager)."""
-    from botgrpo_core.config import parse_config
+    from botgrpo_core.config.loading import parse_config
 
     return parse_config(data, source="<test>")
 
@@ -183,16 +183,11 @@ def build_trainer(config: Any, **trainer_kwargs: Any) -> tuple[Any, Any, list[di
     """``(trainer, tokenizer, trainer rows)`` for a run config, built the way `run_training` builds them."""
     import datasets
 
-    from botgrpo_core.train import (
-        build_mixture,
-        grpo_args,
-        load_data,
-        load_model,
-        prepare_model_dir,
-        resolve_preset,
-        to_trainer_rows,
-    )
-    from botgrpo_core.trainer import BoTGRPOTrainer
+    from botgrpo_core.engine.data import load_data, to_trainer_rows
+    from botgrpo_core.engine.model import load_model, prepare_model_dir
+    from botgrpo_core.engine.setup import build_mixture, resolve_preset
+    from botgrpo_core.engine.trainer import BoTGRPOTrainer
+    from botgrpo_core.engine.trl_args import grpo_args
 
     preset = resolve_preset(config)
     mixture = build_mixture(config)
@@ -258,8 +253,8 @@ def dist_results(
     trainer: Any, tokenizer: Any, rows: Sequence[dict[str, Any]], start: int, stop: int
 ) -> dict[str, Any]:
     """Advantages and metrics of rows ``[start, stop)`` of the fixed batch, for each advantage code path."""
-    from botgrpo_core.mixture import make_samples
-    from botgrpo_core.presets import PRESETS
+    from botgrpo_core.config.presets import PRESETS
+    from botgrpo_core.rewards.mixture import make_samples
 
     prompts, ids, fields = dist_batch(tokenizer, rows)
     samples = make_samples(tokenizer, prompts[start:stop], ids[start:stop], fields[start:stop])

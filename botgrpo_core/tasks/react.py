@@ -12,7 +12,7 @@ Kinds cover the patterns the ``jsx.*`` signals know: ``list`` (``.map`` with key
 (conditional rendering), ``state`` (a ``useState`` hook and an event handler), ``props`` (nested tags
 with ``className``) and ``frag`` (a fragment). A spec may ask for a default export (``S: export ...``).
 Completions are 60-145 characters over a fixed alphabet (:data:`REACT_CHARS`), small enough for the
-char-level tiny model (``botgrpo_core.tiny``) to learn in a minute or two on one core.
+char-level tiny model (``botgrpo_core.engine.tiny``) to learn in a minute or two on one core.
 
 Demonstrations for the supervised warm start carry *realistic* errors with probability
 ``error_rate``: one error drawn from the spec kind's list (an unclosed ``<li>``, a ``.map`` without
@@ -160,7 +160,7 @@ class ReactTask:
     """Generator, held-out split, demonstrations and evaluation for small React components."""
 
     name = "react"
-    #: the task's tokenizer alphabet (``botgrpo_core.tiny.char_tokenizer(task.chars)``)
+    #: the task's tokenizer alphabet (``botgrpo_core.engine.tiny.char_tokenizer(task.chars)``)
     chars = REACT_CHARS
     #: row fields besides the prompt: the spec and the export requirement ``jsx.rules`` reads.
     row_fields = ("spec", "require_export")

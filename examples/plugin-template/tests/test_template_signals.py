@@ -9,10 +9,11 @@ import pytest
 import torch
 
 from botgrpo_core import Sample, SampleError, Span
-from botgrpo_core.config import RewardsConfig, check_rewards
-from botgrpo_core.mixture import RewardMixture
-from botgrpo_core.plugins import PluginManager
-from botgrpo_core.testing import check_signal_contract, make_samples, registered_plugin
+from botgrpo_core.config.checks import check_rewards
+from botgrpo_core.config.models import RewardsConfig
+from botgrpo_core.rewards.mixture import RewardMixture
+from botgrpo_core.signals.manager import PluginManager
+from botgrpo_core.signals.testing import check_signal_contract, make_samples, registered_plugin
 from botgrpo_template import plugin
 from botgrpo_template.signals import BannedWordParams, BannedWordScorer, KeywordCoverageParams
 
@@ -88,7 +89,7 @@ def test_keyword_coverage_values_and_errors() -> None:
 
 
 def test_params_are_checked_when_the_run_file_loads(manager: PluginManager) -> None:
-    from botgrpo_core.config import ConfigError
+    from botgrpo_core.config.errors import ConfigError
 
     good = RewardsConfig(
         alpha=1.0,

@@ -2,7 +2,7 @@
 
 tree-sitter's own deadline (a progress callback) stops a slow parse, but a C-level hang or a
 runaway allocation can only be stopped from outside, so by default the work goes to a
-:class:`botgrpo_core.pool.WorkerPool` (per-task timeout, SIGKILL and replace, ``RLIMIT_AS``).
+:class:`botgrpo_core.rewards.pool.WorkerPool` (per-task timeout, SIGKILL and replace, ``RLIMIT_AS``).
 All ``jsx.*`` scorers of one process share one pool per (workers, memory) setting. Inside a worker
 process (e.g. when the core already runs the signal in its own pool) ``workers: auto`` runs inline
 rather than nesting pools.
@@ -60,7 +60,7 @@ def resolve_workers(workers: int | str) -> int:
 
 
 def _pool(workers: int, memory_mb: int, timeout_s: float) -> Any:
-    from botgrpo_core.pool import WorkerPool
+    from botgrpo_core.rewards.pool import WorkerPool
 
     key = (workers, memory_mb)
     with _pools_lock:

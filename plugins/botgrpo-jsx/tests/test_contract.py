@@ -6,7 +6,7 @@ from importlib import metadata
 
 import pytest
 
-from botgrpo_core.testing import check_signal_contract, make_samples
+from botgrpo_core.signals.testing import check_signal_contract, make_samples
 from botgrpo_jsx.plugin import SIGNALS
 
 COMPLETIONS = [
@@ -36,7 +36,7 @@ def test_check_signal_contract(spec) -> None:
 
 
 def test_plugin_shows_in_the_manager() -> None:
-    from botgrpo_core.plugins import get_plugin_manager
+    from botgrpo_core.signals.manager import get_plugin_manager
 
     manager = get_plugin_manager()
     names = (

@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from botgrpo_core.steps import PATTERN_MODES, compile_pattern
+from botgrpo_core.signals.steps import PATTERN_MODES, compile_pattern
 from botgrpo_judge import templates
 
 
@@ -184,7 +184,7 @@ class StepsParams(JudgeParams):
 
     split: Literal["auto", "lines", "markers", "regex", "separator"] = Field(
         "lines",
-        description="how the completion is cut into steps (botgrpo_core.steps): 'lines', 'markers' "
+        description="how the completion is cut into steps (botgrpo_core.signals.steps): 'lines', 'markers' "
         "('Step k:' blocks), 'auto' (markers when present, else lines), 'regex' (each match is a step), "
         "'separator' (matches separate steps)",
     )

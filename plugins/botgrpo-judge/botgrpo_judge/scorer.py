@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from botgrpo_core.signals import Sample, SampleError, Span
-from botgrpo_core.steps import Step, compile_pattern, split_steps
+from botgrpo_core.signals.steps import Step, compile_pattern, split_steps
 from botgrpo_judge import templates
 from botgrpo_judge.backends.base import Backend, ProbPair
 from botgrpo_judge.cache import LRUCache

@@ -1,7 +1,7 @@
 """A tiny judge model built in code (tests, benchmark, GPU check): no downloads, seconds on one core.
 
 A byte-level BPE tokenizer trained on judge-style text (so `` yes``/`` no``/`` Yes``/`` No`` are single
-tokens) and a small Qwen2 from :mod:`botgrpo_core.tiny`, saved to a folder that ``from_pretrained`` (and
+tokens) and a small Qwen2 from :mod:`botgrpo_core.engine.tiny`, saved to a folder that ``from_pretrained`` (and
 vLLM) load. :func:`teach_answer` fine-tunes it for a few seconds to answer every prompt with one fixed text,
 which gives ``generate`` mode a judge whose verdict is known.
 """
@@ -46,8 +46,8 @@ def build_tiny_judge(
     """
     import torch
 
-    from botgrpo_core.run_sections import TinyModelSpec
-    from botgrpo_core.tiny import build_tiny_model, byte_level_bpe_tokenizer, save_pretrained
+    from botgrpo_core.config.sections import TinyModelSpec
+    from botgrpo_core.engine.tiny import build_tiny_model, byte_level_bpe_tokenizer, save_pretrained
 
     tokenizer = byte_level_bpe_tokenizer(list(_CORPUS) * 8, vocab_size=vocab_size)
     tokenizer.chat_template = CHAT_TEMPLATE

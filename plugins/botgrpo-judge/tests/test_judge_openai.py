@@ -205,10 +205,10 @@ def test_api_key_from_env_and_never_shown(
 
 
 def test_on_error_policies_through_the_core_mixture(server: JudgeServer, judge: Any) -> None:
-    from botgrpo_core.config import RewardsConfig
-    from botgrpo_core.mixture import RewardMixture, SignalError
-    from botgrpo_core.plugins import PluginManager
-    from botgrpo_core.testing import make_samples
+    from botgrpo_core.config.models import RewardsConfig
+    from botgrpo_core.rewards.mixture import RewardMixture, SignalError
+    from botgrpo_core.signals.manager import PluginManager
+    from botgrpo_core.signals.testing import make_samples
 
     server.add_fault("500", match="what is 2+2?")
     params = http_params(server, judge, openai={"max_retries": 0}).model_dump(mode="json")

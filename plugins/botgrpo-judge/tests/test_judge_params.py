@@ -68,7 +68,7 @@ def test_readme_run_file_validates() -> None:
 
     import yaml
 
-    from botgrpo_core.config import RewardsConfig
+    from botgrpo_core.config.models import RewardsConfig
 
     readme = (Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8")
     block = re.search(r"```yaml\n(.*?)```", readme, re.DOTALL)

@@ -7,8 +7,8 @@ import sys
 from importlib import metadata
 from pathlib import Path
 
-from botgrpo_core.plugins import PluginManager
-from botgrpo_core.testing import check_signal_contract, make_samples
+from botgrpo_core.signals.manager import PluginManager
+from botgrpo_core.signals.testing import check_signal_contract, make_samples
 from botgrpo_judge.plugin import OUTCOME, STEPS
 
 

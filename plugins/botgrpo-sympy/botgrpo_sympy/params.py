@@ -11,7 +11,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from botgrpo_core.steps import PATTERN_MODES, compile_pattern
+from botgrpo_core.signals.steps import PATTERN_MODES, compile_pattern
 from botgrpo_sympy.limits import Limits
 
 
@@ -71,7 +71,7 @@ class StepsParams(_Common):
 
     step_split: Literal["auto", "lines", "markers", "regex", "separator"] = Field(
         "auto",
-        description="how steps are cut, the same modes as judge.steps (botgrpo_core.steps): 'lines', "
+        description="how steps are cut, the same modes as judge.steps (botgrpo_core.signals.steps): 'lines', "
         "'markers' ('Step k:' blocks; text before the first marker is a step too), 'auto' (markers when "
         "present, else lines), 'regex' (each step_regex match is a step), 'separator' (step_regex "
         "matches separate steps)",

@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from botgrpo_core.hookspecs import hookimpl
 from botgrpo_core.signals import SignalSpec
+from botgrpo_core.signals.hookspecs import hookimpl
 from botgrpo_sympy.params import AnswerParams, StepsParams
 
 if TYPE_CHECKING:

@@ -12,7 +12,7 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
-from botgrpo_core.pool import WorkerPool
+from botgrpo_core.rewards.pool import WorkerPool
 from botgrpo_core.signals import Sample, SampleError, Span
 from botgrpo_sympy.params import AnswerParams, StepsParams
 

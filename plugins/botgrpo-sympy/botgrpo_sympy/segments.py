@@ -9,8 +9,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from botgrpo_core.steps import SplitMode
-from botgrpo_core.steps import split_steps as core_split_steps
+from botgrpo_core.signals.steps import SplitMode
+from botgrpo_core.signals.steps import split_steps as core_split_steps
 
 #: Default final-answer patterns, tried in this order (the last match of the first that matches).
 ANSWER_LINE = re.compile(
@@ -51,7 +51,7 @@ def _trimmed(text: str, start: int, end: int) -> Piece | None:
 def split_steps(
     completion: str, mode: SplitMode = "auto", pattern: str | None = None, *, timeout_s: float = 1.0
 ) -> list[Piece]:
-    """Steps of a completion, cut by the core splitter (:func:`botgrpo_core.steps.split_steps`), so
+    """Steps of a completion, cut by the core splitter (:func:`botgrpo_core.signals.steps.split_steps`), so
     ``step_split`` means what ``split`` means for every other step-wise signal.
 
     The text before the first ``Step k:`` marker is kept as a step: a claim there is checked too.

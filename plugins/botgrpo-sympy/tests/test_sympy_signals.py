@@ -21,9 +21,9 @@ from pathlib import Path
 
 import pytest
 
-from botgrpo_core.pool import WorkerPool
+from botgrpo_core.rewards.pool import WorkerPool
 from botgrpo_core.signals import Sample, SampleError, Span
-from botgrpo_core.testing import check_signal_contract, make_samples
+from botgrpo_core.signals.testing import check_signal_contract, make_samples
 from botgrpo_sympy import worker
 from botgrpo_sympy.params import AnswerParams, StepsParams
 from botgrpo_sympy.plugin import ANSWER, STEPS

@@ -2,7 +2,7 @@
 
 ``r[i,t] = alpha * sum_j a_j R_j[i] + beta * sum_k b_k S_k[i,t]`` over completion tokens, where a
 global signal ``R_j`` gives one value per rollout (spread over all its tokens) and a local signal
-``S_k`` gives character spans aligned onto tokens (:mod:`botgrpo_core.alignment`).
+``S_k`` gives character spans aligned onto tokens (:mod:`botgrpo_core.rewards.alignment`).
 
 A sample that fails (raises, times out, runs out of memory, returns NaN or a malformed result)
 gets its signal's ``on_error`` policy: ``zero`` (value 0 / no spans), ``nan`` (the rollout is dropped
@@ -22,7 +22,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from botgrpo_core.alignment import (
+from botgrpo_core.config.checks import validate_params
+from botgrpo_core.config.models import RewardsConfig, SignalConfig
+from botgrpo_core.rewards.alignment import (
     CheckedSpans,
     align_spans,
     decode_with_offsets,
@@ -31,15 +33,14 @@ from botgrpo_core.alignment import (
     span_problem,
     span_table,
 )
-from botgrpo_core.config import RewardsConfig, SignalConfig, validate_params
-from botgrpo_core.pool import WorkerPool
+from botgrpo_core.rewards.pool import WorkerPool
 from botgrpo_core.signals import Sample, SampleError, Scorer, Span, TokenValues
 
 if TYPE_CHECKING:
     import torch
     from pydantic import BaseModel
 
-    from botgrpo_core.plugins import PluginManager, RegisteredSignal
+    from botgrpo_core.signals.manager import PluginManager, RegisteredSignal
 
 
 class SignalError(RuntimeError):
@@ -285,7 +286,7 @@ class RewardMixture:
     """
 
     def __init__(self, config: RewardsConfig, manager: PluginManager | None = None) -> None:
-        from botgrpo_core.plugins import get_plugin_manager
+        from botgrpo_core.signals.manager import get_plugin_manager
 
         self.config = config
         manager = manager or get_plugin_manager()

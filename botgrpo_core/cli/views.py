@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from botgrpo_core.signals import SampleError, Span, TokenValues
 
 if TYPE_CHECKING:
-    from botgrpo_core.score_cmd import ScoreReport
+    from botgrpo_core.cli.score import ScoreReport
 
 #: Diverging colour map ends (ColorBrewer RdBu, readable for red-green colour blindness).
 NEGATIVE_RGB = (178, 24, 43)

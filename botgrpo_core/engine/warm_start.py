@@ -1,7 +1,7 @@
 """The benchmark's warm start: a short supervised phase on a task's flawed demonstrations, cached.
 
 Every run of a benchmark grid starts from the same checkpoint, so the methods are compared from one
-policy. The checkpoint is a tiny model built in code (:mod:`botgrpo_core.tiny`) with a character
+policy. The checkpoint is a tiny model built in code (:mod:`botgrpo_core.engine.tiny`) with a character
 tokenizer over the task's alphabet, trained with teacher forcing on ``prompt + demonstration + EOS``
 (loss on the completion only). The demonstrations carry the task's injected errors, so the warm
 policy makes them too and RL has something to fix.
@@ -24,7 +24,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from botgrpo_core.run_sections import TinyModelSpec
+from botgrpo_core.config.sections import TinyModelSpec
 
 #: bump when the checkpoint format or the training recipe changes (invalidates cached folders)
 FORMAT_VERSION = 1
@@ -51,7 +51,7 @@ class WarmStartSpec(BaseModel):
 
 def task_alphabet(task: Any) -> str:
     """The task's tokenizer alphabet: ``task.chars``, else the arithmetic alphabet."""
-    from botgrpo_core.tiny import ARITHMETIC_CHARS
+    from botgrpo_core.engine.tiny import ARITHMETIC_CHARS
 
     return str(getattr(task, "chars", ARITHMETIC_CHARS))
 
@@ -133,8 +133,8 @@ def cache_problem(path: Path, task_name: str) -> str | None:
     """
     from transformers import AutoTokenizer
 
+    from botgrpo_core.engine.tiny import char_tokenizer
     from botgrpo_core.tasks import get_task
-    from botgrpo_core.tiny import char_tokenizer
 
     try:
         loaded = AutoTokenizer.from_pretrained(path)
@@ -224,8 +224,8 @@ def train_warm_start(
 
     import torch
 
+    from botgrpo_core.engine.tiny import build_tiny_model, char_tokenizer, count_parameters, save_pretrained
     from botgrpo_core.tasks import get_task
-    from botgrpo_core.tiny import build_tiny_model, char_tokenizer, count_parameters, save_pretrained
 
     t0 = time.perf_counter()
     task = get_task(task_name, task_params)

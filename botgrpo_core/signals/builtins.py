@@ -17,8 +17,8 @@ from typing import Literal
 import regex
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from botgrpo_core.hookspecs import hookimpl
 from botgrpo_core.signals import Sample, SampleError, SignalSpec, Span
+from botgrpo_core.signals.hookspecs import hookimpl
 
 
 class _Params(BaseModel):

@@ -19,9 +19,9 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from botgrpo_core.alignment import span_problem
-from botgrpo_core.plugins import PluginManager, get_plugin_manager
+from botgrpo_core.rewards.alignment import span_problem
 from botgrpo_core.signals import Sample, SampleError, SignalSpec, Span, TokenValues
+from botgrpo_core.signals.manager import PluginManager, get_plugin_manager
 
 
 @contextlib.contextmanager
@@ -58,11 +58,11 @@ def make_samples(
     """A fake batch: one sample per completion.
 
     Without a tokenizer each character is a token (``offsets[t] == (t, t + 1)``); with one, the
-    completion is encoded and offsets come from :func:`botgrpo_core.alignment.decode_with_offsets`.
+    completion is encoded and offsets come from :func:`botgrpo_core.rewards.alignment.decode_with_offsets`.
     """
     import numpy as np
 
-    from botgrpo_core.alignment import TokenOffsets, decode_with_offsets
+    from botgrpo_core.rewards.alignment import TokenOffsets, decode_with_offsets
 
     prompts = [prompt] * len(completions) if isinstance(prompt, str) else list(prompt)
     if rows is None or isinstance(rows, Mapping):

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 
 def _cmd_plugins(args: argparse.Namespace) -> int:
-    from botgrpo_core.plugins import get_plugin_manager
+    from botgrpo_core.signals.manager import get_plugin_manager
 
     manager = get_plugin_manager()
     manager.load_all()
@@ -79,7 +79,8 @@ def _cmd_plugins(args: argparse.Namespace) -> int:
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
-    from botgrpo_core.config import ConfigError, load_config
+    from botgrpo_core.config.errors import ConfigError
+    from botgrpo_core.config.loading import load_config
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -99,20 +100,22 @@ def _cmd_validate(args: argparse.Namespace) -> int:
 
 
 def _cmd_score(args: argparse.Namespace) -> int:
-    from botgrpo_core.score_cmd import run_score
+    from botgrpo_core.cli.score import run_score
 
     return run_score(args)
 
 
 def _cmd_train(args: argparse.Namespace) -> int:
-    from botgrpo_core.config import ConfigError, load_config
+    from botgrpo_core.config.errors import ConfigError
+    from botgrpo_core.config.loading import load_config
 
     try:
         config = load_config(args.run_file, args.set or [])
     except ConfigError as exc:
         print(str(exc), file=sys.stderr)
         return 2
-    from botgrpo_core.train import TrainingSetupError, run_training
+    from botgrpo_core.engine.run import run_training
+    from botgrpo_core.engine.setup import TrainingSetupError
 
     try:
         run_training(config, resume=args.resume)

@@ -1,9 +1,9 @@
 """``botgrpo score``: score prompt/completion pairs with a run file's mixture and show the credit assignment.
 
 Reads a JSONL file (one object per line with ``prompt``, ``completion`` and the row's other fields),
-tokenizes each completion, scores the batch with the run's :class:`~botgrpo_core.mixture.RewardMixture`,
+tokenizes each completion, scores the batch with the run's :class:`~botgrpo_core.rewards.mixture.RewardMixture`,
 computes the run's advantages (rows grouped by prompt, or ``--group-size`` consecutive rows) and
-renders the result (:mod:`botgrpo_core.score_view`): a coloured terminal view, ``--json`` for scripts,
+renders the result (:mod:`botgrpo_core.cli.views`): a coloured terminal view, ``--json`` for scripts,
 ``--html`` for a self-contained heatmap.
 
 torch and transformers are imported inside the functions: ``botgrpo --help`` stays instant.
@@ -24,8 +24,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import torch
 
-    from botgrpo_core.config import RunConfig
-    from botgrpo_core.mixture import MixtureOutput
+    from botgrpo_core.config.models import RunConfig
+    from botgrpo_core.rewards.mixture import MixtureOutput
     from botgrpo_core.signals import Sample
 
 #: ``--tokenizer`` values that build a tokenizer in code instead of loading one.
@@ -38,7 +38,7 @@ class ScoreInputError(ValueError):
 
 @dataclass
 class ScoreReport:
-    """Everything ``botgrpo score`` shows, ready for the renderers in :mod:`botgrpo_core.score_view`."""
+    """Everything ``botgrpo score`` shows, ready for the renderers in :mod:`botgrpo_core.cli.views`."""
 
     config: RunConfig
     samples: list[Sample]
@@ -123,13 +123,13 @@ def group_rows(prompts: Sequence[str], group_size: int | None) -> list[int]:
 def load_tokenizer(name: str, texts: Sequence[str] = (), *, alphabet: str | None = None) -> Any:
     """The tokenizer ``--tokenizer`` names.
 
-    - ``tiny``: the tiny model's character tokenizer (:func:`botgrpo_core.tiny.char_tokenizer`) over
+    - ``tiny``: the tiny model's character tokenizer (:func:`botgrpo_core.engine.tiny.char_tokenizer`) over
       ``alphabet`` (default: the arithmetic task's). Characters outside it are appended (in order of
       appearance in ``texts``), so any text round-trips and the alphabet's ids stay the tiny model's.
-    - ``tiny-bpe``: the byte-level BPE built in code (:func:`botgrpo_core.tiny.byte_level_bpe_tokenizer`).
+    - ``tiny-bpe``: the byte-level BPE built in code (:func:`botgrpo_core.engine.tiny.byte_level_bpe_tokenizer`).
     - anything else: a hub id or local folder for ``transformers.AutoTokenizer`` (offline: local files only).
     """
-    from botgrpo_core import tiny
+    from botgrpo_core.engine import tiny
 
     if name == "tiny":
         alphabet = alphabet or tiny.ARITHMETIC_CHARS
@@ -172,7 +172,7 @@ def _encode(tokenizer: Any, text: str) -> list[int]:
 # --- advantages ---------------------------------------------------------------------------------------------------
 def resolve_estimator(config: RunConfig) -> tuple[str, dict[str, Any]]:
     """The run's advantage estimator and its options: the preset's, overridden by ``algorithm``."""
-    from botgrpo_core.presets import get_preset
+    from botgrpo_core.config.presets import get_preset
 
     preset = get_preset(config.algorithm.preset)
     name = config.algorithm.estimator or preset.estimator
@@ -192,11 +192,12 @@ def compute_run_advantages(
     """
     import torch
 
-    from botgrpo_core.advantages import available_estimators, compute_advantages, without_dropped_rollouts
+    from botgrpo_core.estimators.compute import compute_advantages, without_dropped_rollouts
+    from botgrpo_core.estimators.registry import available_estimators
 
     name, options = resolve_estimator(config)
     if name not in available_estimators():
-        from botgrpo_core.plugins import get_plugin_manager
+        from botgrpo_core.signals.manager import get_plugin_manager
 
         get_plugin_manager().register_estimators()  # a plugin may provide it
     groups = torch.tensor(list(group_ids), dtype=torch.long)
@@ -221,7 +222,7 @@ def score_rows(
     """
     import torch
 
-    from botgrpo_core.mixture import RewardMixture, make_samples
+    from botgrpo_core.rewards.mixture import RewardMixture, make_samples
 
     torch.set_num_threads(1)  # small tensors; more threads only contend (2-core machines)
     prompts = [r["prompt"] for r in rows]
@@ -274,10 +275,11 @@ def use_color(stream: Any, choice: str | None = None) -> bool:
 
 def run_score(args: argparse.Namespace) -> int:
     """Entry point of ``botgrpo score`` (see ``botgrpo score --help``). Returns the exit status."""
-    from botgrpo_core import score_view
-    from botgrpo_core.config import ConfigError, load_config
-    from botgrpo_core.mixture import SignalError
-    from botgrpo_core.plugins import PluginError
+    from botgrpo_core.cli import views as score_view
+    from botgrpo_core.config.errors import ConfigError
+    from botgrpo_core.config.loading import load_config
+    from botgrpo_core.rewards.mixture import SignalError
+    from botgrpo_core.signals.manager import PluginError
 
     try:
         rows = read_rows(args.input)

@@ -1,6 +1,6 @@
 """Run-file sections read by the trainer: model, data, training, engine.
 
-Pydantic models with ``extra="forbid"`` (unknown keys are errors). ``botgrpo_core.config.RunConfig``
+Pydantic models with ``extra="forbid"`` (unknown keys are errors). ``botgrpo_core.config.models.RunConfig``
 composes them with the reward and algorithm sections. Importing this module must not import torch.
 """
 

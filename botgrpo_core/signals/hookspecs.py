@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import pluggy
 
 if TYPE_CHECKING:  # keep plugin imports free of torch
-    from botgrpo_core.advantages import EstimatorFn
+    from botgrpo_core.estimators.registry import EstimatorFn
     from botgrpo_core.signals import SignalSpec
 
 PROJECT_NAME = "botgrpo"

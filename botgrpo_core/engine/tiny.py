@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from transformers import PreTrainedModel, PreTrainedTokenizerFast
 
-    from botgrpo_core.run_sections import TinyModelSpec
+    from botgrpo_core.config.sections import TinyModelSpec
 
 PAD, EOS, UNK = "<pad>", "<eos>", "<unk>"
 
@@ -114,7 +114,7 @@ def build_tiny_model(
     import torch
     from transformers import LlamaConfig, LlamaForCausalLM
 
-    from botgrpo_core.run_sections import TinyModelSpec
+    from botgrpo_core.config.sections import TinyModelSpec
 
     spec = spec or TinyModelSpec()
     if spec.hidden_size % spec.num_heads:

@@ -4,7 +4,7 @@ TRL (pinned to 1.16) stays the engine: generation (HF or vLLM), the clipped loss
 DeepSpeed / FSDP. This subclass wraps two methods with ``super()`` and copies none of TRL's code:
 
 - ``_calculate_rewards``: decode each local completion with token character offsets, score the
-  configured :class:`~botgrpo_core.mixture.RewardMixture` (global + local signals) into ``(B, T)``
+  configured :class:`~botgrpo_core.rewards.mixture.RewardMixture` (global + local signals) into ``(B, T)``
   token rewards, and hand TRL one number per rollout (the token-mean reward) so its own reward logs
   stay meaningful.
 - ``_generate_and_score_completions``: after TRL built the batch, replace its ``(B,)`` advantages by
@@ -19,7 +19,6 @@ dropped and the batch is refilled by generating for more prompts.
 
 from __future__ import annotations
 
-import math
 import random
 import sys
 from collections.abc import Callable, Mapping, Sequence
@@ -27,84 +26,27 @@ from typing import TYPE_CHECKING, Any
 
 import torch
 from trl import GRPOConfig, GRPOTrainer
-from trl.trainer.utils import pad
 
-from botgrpo_core.advantages import (
+from botgrpo_core.config.presets import Preset
+from botgrpo_core.estimators.compute import compute_advantages, without_dropped_rollouts
+from botgrpo_core.estimators.moments import (
     DEFAULT_EPS,
     bot_advantages_from_stats,
-    compute_advantages,
-    estimator_is_outcome_level,
     group_stats_from_moments,
     rollout_moments,
-    without_dropped_rollouts,
 )
-from botgrpo_core.mixture import MixtureOutput, RewardMixture, make_samples
-from botgrpo_core.presets import Preset, PresetError, check_estimator_ratio
+from botgrpo_core.rewards.mixture import MixtureOutput, RewardMixture, make_samples
 
 if TYPE_CHECKING:
-    from botgrpo_core.config import AlgorithmConfig
+    pass
+from botgrpo_core.engine.batches import _concat, _masked_mean, _pad_right, _prompt_text, _select
+from botgrpo_core.engine.trl_algorithm import check_trl_args
 
 #: Estimators whose statistics come from per-rollout moments (the (B, k) gather path).
 _POOLED = {"bot": "rollout", "token_pool": "token"}
 _OUTCOME = ("grpo", "dr_grpo")
-#: Preset aggregation -> TRL loss_type.
-LOSS_TYPES = {"sequence": "grpo", "token": "dapo", "constant": "dr_grpo"}
 #: Columns of the per-rollout table exchanged between processes.
 _COLS = ("mean", "mean_sq", "length", "valid", "outcome", "success")
-
-
-def resolve_algorithm(algorithm: AlgorithmConfig) -> Preset:
-    """The run's preset with the run file's overrides applied (checked; errors name the key)."""
-    from botgrpo_core.presets import get_preset
-
-    preset = get_preset(algorithm.preset)
-    changes = {
-        key: getattr(algorithm, key)
-        for key in (
-            "estimator",
-            "ratio_level",
-            "aggregation",
-            "eps_low",
-            "eps_high",
-            "kl_coef",
-            "dynamic_sampling",
-        )
-        if getattr(algorithm, key) is not None
-    }
-    if algorithm.estimator is not None and algorithm.estimator != preset.estimator:
-        changes["estimator_options"] = dict(algorithm.estimator_options)
-    elif algorithm.estimator_options:
-        changes["estimator_options"] = {**preset.estimator_options, **algorithm.estimator_options}
-    try:
-        return preset.replace(**changes) if changes else preset
-    except PresetError as exc:
-        raise PresetError(f"algorithm: {exc}") from None
-
-
-def trl_algorithm_args(preset: Preset) -> dict[str, Any]:
-    """``GRPOConfig`` keyword arguments that realise a preset's loss settings in TRL."""
-    return {
-        "loss_type": LOSS_TYPES[preset.aggregation],
-        "importance_sampling_level": preset.ratio_level,
-        "epsilon": preset.eps_low,
-        "epsilon_high": preset.eps_high,
-        "beta": preset.kl_coef,
-        # TRL's own (B,) advantages are replaced; "group" keeps its zero-std logging meaningful.
-        "scale_rewards": "group",
-    }
-
-
-def _prompt_text(prompt: Any) -> str:
-    """A conversational prompt (list of messages) as the text of its last user message."""
-    if isinstance(prompt, str):
-        return prompt
-    if isinstance(prompt, list) and prompt:
-        users = [m for m in prompt if isinstance(m, Mapping) and m.get("role") == "user"] or prompt
-        content = users[-1].get("content", "") if isinstance(users[-1], Mapping) else users[-1]
-        if isinstance(content, list):  # content blocks
-            return "".join(c.get("text", "") for c in content if isinstance(c, Mapping))
-        return str(content)
-    return str(prompt)
 
 
 class BoTGRPOTrainer(GRPOTrainer):
@@ -457,74 +399,3 @@ class BoTGRPOTrainer(GRPOTrainer):
         dataset = self.train_dataset
         rows = [dataset[rng.randrange(len(dataset))] for _ in range(num_prompts)]
         return [dict(row) for row in rows for _ in range(self.num_generations)]
-
-
-def check_trl_args(args: GRPOConfig, preset: Preset) -> None:
-    """Fail before training when TRL's settings contradict the preset (the message says how to fix it)."""
-    try:
-        check_estimator_ratio(
-            preset.estimator, args.importance_sampling_level, where="importance_sampling_level"
-        )
-    except PresetError as exc:
-        raise ValueError(f"{exc} (algorithm.ratio_level / GRPOConfig.importance_sampling_level)") from None
-    if args.importance_sampling_level == "sequence" and not estimator_is_outcome_level(preset.estimator):
-        raise ValueError(
-            f"estimator {preset.estimator!r} gives per-token advantages; a sequence-level importance ratio "
-            "averages them away. Set algorithm.ratio_level: token."
-        )
-    expected = trl_algorithm_args(preset)
-    for key in ("loss_type", "importance_sampling_level", "epsilon", "beta"):
-        if getattr(args, key) != expected[key]:
-            raise ValueError(
-                f"GRPOConfig.{key}={getattr(args, key)!r} contradicts preset {preset.name!r} ({expected[key]!r}); "
-                "build the config with botgrpo_core.trainer.trl_algorithm_args(preset)"
-            )
-
-
-# ---- tensor helpers ------------------------------------------------------------------------------
-def _masked_mean(values: torch.Tensor, keep: torch.Tensor) -> float:
-    keep = keep & ~torch.isnan(values)
-    return float(values[keep].mean()) if bool(keep.any()) else math.nan
-
-
-def _pad_right(x: torch.Tensor, width: int, value: float | bool) -> torch.Tensor:
-    if x.shape[1] >= width:
-        return x[:, :width]
-    return torch.nn.functional.pad(x, (0, width - x.shape[1]), value=value)
-
-
-_LEFT_PADDED = ("prompt_ids", "prompt_mask")
-_PAD_VALUES = {"prompt_mask": 0, "completion_mask": 0, "tool_mask": 1}
-
-
-def _select(batch: dict[str, Any], rows: torch.Tensor) -> dict[str, Any]:
-    """The rows ``rows`` (bool (B,)) of every per-rollout tensor of a TRL batch."""
-    B = rows.shape[0]
-    out: dict[str, Any] = {}
-    for key, value in batch.items():
-        if key in ("num_items_in_batch", "_keep_group"):
-            continue
-        if isinstance(value, torch.Tensor) and value.dim() >= 1 and value.shape[0] == B:
-            out[key] = value[rows]
-        else:
-            raise ValueError(
-                f"dynamic sampling cannot split the batch field {key!r} (multimodal inputs?); set "
-                "algorithm.dynamic_sampling: false"
-            )
-    return out
-
-
-def _concat(parts: list[dict[str, Any]], rows: int, pad_token_id: int) -> dict[str, Any]:
-    """Concatenate TRL batches (re-padding prompts left, completions right) and keep the first ``rows``."""
-    parts = [p for p in parts if p["completion_ids"].shape[0] > 0]
-    out: dict[str, Any] = {}
-    for key in parts[0]:
-        values = [p[key] for p in parts]
-        if values[0].dim() == 1:
-            out[key] = torch.cat(values)[:rows]
-            continue
-        side = "left" if key in _LEFT_PADDED else "right"
-        fill = pad_token_id if key.endswith("_ids") else _PAD_VALUES.get(key, 0)
-        flat = [row for v in values for row in v]
-        out[key] = pad(flat, padding_value=fill, padding_side=side)[:rows]
-    return out

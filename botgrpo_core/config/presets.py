@@ -9,16 +9,15 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
-import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Literal
 
+from botgrpo_core.estimators.registry import available_estimators, estimator_is_outcome_level
+
 __all__ = [
-    "BUILTIN_ESTIMATORS",
     "PRESETS",
-    "TOKEN_LEVEL_ESTIMATORS",
     "Preset",
     "PresetError",
     "check_estimator_ratio",
@@ -28,13 +27,6 @@ __all__ = [
 
 RatioLevel = Literal["token", "sequence"]
 Aggregation = Literal["sequence", "token", "constant"]
-
-# Built-in estimators and whether they give per-token advantages (kept here, not read from the
-# torch-backed registry, so config validation stays torch-free). Must match botgrpo_core.advantages.
-TOKEN_LEVEL_ESTIMATORS = frozenset({"bot", "token_pool", "process", "pure"})
-_OUTCOME_LEVEL_ESTIMATORS = frozenset({"grpo", "dr_grpo"})
-#: Every built-in estimator name (torch-free copy of the registry's built-ins).
-BUILTIN_ESTIMATORS = TOKEN_LEVEL_ESTIMATORS | _OUTCOME_LEVEL_ESTIMATORS
 
 
 class PresetError(ValueError):
@@ -46,7 +38,7 @@ class Preset:
     """An algorithm: estimator + options + loss settings.
 
     :ivar name: the preset's name (``bot-grpo``, ``dapo``...).
-    :ivar estimator: a registered advantage estimator name (``botgrpo_core.advantages``).
+    :ivar estimator: a registered advantage estimator name (``botgrpo_core.estimators.compute``).
     :ivar estimator_options: keyword options for the estimator (read-only mapping).
     :ivar ratio_level: ``"token"`` or ``"sequence"`` (GSPO) importance ratio.
     :ivar aggregation: ``"sequence"`` (GRPO), ``"token"`` (DAPO) or ``"constant"`` (Dr. GRPO).
@@ -90,15 +82,10 @@ class Preset:
 
 
 def _estimator_is_token_level(name: str) -> bool | None:
-    """True / False for known estimators, None when only the (unloaded) registry could tell."""
-    if name in TOKEN_LEVEL_ESTIMATORS:
-        return True
-    if name in _OUTCOME_LEVEL_ESTIMATORS:
-        return False
-    adv = sys.modules.get("botgrpo_core.advantages")  # plugin estimators live in the torch registry
-    if adv is not None and name in adv.available_estimators():
-        return not adv.estimator_is_outcome_level(name)
-    return None
+    """True / False for registered estimators, None when only a not-yet-loaded plugin could tell."""
+    if name not in available_estimators():
+        return None
+    return not estimator_is_outcome_level(name)
 
 
 def check_estimator_ratio(estimator: str, ratio_level: str, *, where: str = "algorithm") -> None:

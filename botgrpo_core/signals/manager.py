@@ -20,8 +20,8 @@ from typing import Any
 
 import pluggy
 
-from botgrpo_core.hookspecs import ENTRY_POINT_GROUP, PROJECT_NAME, TokenRewardSpec
 from botgrpo_core.signals import SignalSpec
+from botgrpo_core.signals.hookspecs import ENTRY_POINT_GROUP, PROJECT_NAME, TokenRewardSpec
 
 ALLOWLIST_ENV = "BOTGRPO_LOAD_PLUGINS"
 BUILTIN_DISTRIBUTION = "botgrpo-core"
@@ -109,7 +109,8 @@ class PluginManager:
         self._signals: dict[str, RegisteredSignal] = {}
         self._plugins: dict[str, PluginInfo] = {}
         self.failures: dict[str, LoadFailure] = {}
-        from botgrpo_core import __version__, builtin_signals
+        from botgrpo_core import __version__
+        from botgrpo_core.signals import builtins as builtin_signals
 
         self.register(builtin_signals, name="core", distribution=BUILTIN_DISTRIBUTION, version=__version__)
 
@@ -293,7 +294,7 @@ class PluginManager:
 
         :raises PluginError: a plugin estimator clashes with a built-in or another registered one.
         """
-        from botgrpo_core.advantages import available_estimators, get_estimator, register_estimator
+        from botgrpo_core.estimators.registry import available_estimators, get_estimator, register_estimator
 
         for name, (fn, plugin) in self.estimator_functions().items():
             if name in available_estimators():

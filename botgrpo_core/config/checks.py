@@ -1,0 +1,143 @@
+"""Semantic checks of a run file: algorithm vs ratio level, signal names and params, outcome dominance."""
+
+from __future__ import annotations
+
+import difflib
+import warnings
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from botgrpo_core.config.errors import ConfigError, OutcomeDominanceWarning, _path
+from botgrpo_core.config.models import RewardsConfig, RunConfig, SignalConfig
+
+
+# --- semantic checks ---------------------------------------------------------------------------------------------------
+def check_algorithm(config: RunConfig, source: str = "<config>") -> None:
+    """Preset exists, and a token-level estimator is not paired with a sequence-level ratio."""
+    from botgrpo_core.config.presets import PRESETS, PresetError, check_estimator_ratio
+    from botgrpo_core.estimators.registry import BUILTIN_ESTIMATORS
+
+    algo = config.algorithm
+    if algo.preset not in PRESETS:
+        close = difflib.get_close_matches(algo.preset, list(PRESETS), n=1)
+        hint = f" Did you mean {close[0]!r}?" if close else ""
+        raise ConfigError(
+            f"{source}: algorithm.preset: unknown preset {algo.preset!r}.{hint} Choose one of: {', '.join(PRESETS)}"
+        )
+    preset = PRESETS[algo.preset]
+    if algo.estimator is not None and algo.estimator not in BUILTIN_ESTIMATORS:
+        from botgrpo_core.signals.manager import PluginError, get_plugin_manager
+
+        try:
+            plugin_estimators = set(get_plugin_manager().estimator_functions())
+        except PluginError as exc:
+            raise ConfigError(f"{source}: algorithm.estimator: {exc}") from None
+        if algo.estimator not in plugin_estimators:
+            known = sorted(BUILTIN_ESTIMATORS | plugin_estimators)
+            close = difflib.get_close_matches(algo.estimator, known, n=1)
+            hint = f" Did you mean {close[0]!r}?" if close else ""
+            raise ConfigError(
+                f"{source}: algorithm.estimator: unknown estimator {algo.estimator!r}.{hint} Known: "
+                f"{', '.join(known)} (plugins add more through the botgrpo_register_estimators hook)"
+            )
+    try:
+        check_estimator_ratio(
+            algo.estimator or preset.estimator,
+            algo.ratio_level or preset.ratio_level,
+            where="algorithm.ratio_level",
+        )
+    except PresetError as exc:
+        raise ConfigError(f"{source}: {exc}") from None
+
+
+def signal_bounds(
+    rewards: RewardsConfig, manager: Any = None
+) -> list[tuple[SignalConfig, Any, tuple[float, float]]]:
+    """``(signal config, registered signal, bounds)`` for every configured signal (params validated)."""
+    from botgrpo_core.signals.manager import get_plugin_manager
+
+    manager = manager or get_plugin_manager()
+    out = []
+    for i, signal in enumerate(rewards.signals):
+        registered = manager.get_signal(signal.name)
+        params = validate_params(registered, signal, f"rewards.signals[{i}]")
+        out.append((signal, registered, registered.spec.resolve_bounds(params)))
+    return out
+
+
+def validate_params(registered: Any, signal: SignalConfig, path: str) -> BaseModel:
+    """Validate a signal's params against its plugin's model; errors name the key and the plugin."""
+    try:
+        return registered.spec.params_model.model_validate(signal.params)
+    except ValidationError as exc:
+        lines = [
+            f"{path}.params: invalid params for signal {signal.name!r} (plugin {registered.distribution}):"
+        ]
+        fields = sorted(registered.spec.params_model.model_fields)
+        for err in exc.errors():
+            key = _path(tuple(err["loc"]))
+            if err["type"] == "extra_forbidden":
+                close = difflib.get_close_matches(str(err["loc"][-1]), fields, n=1)
+                fix = f"did you mean {close[0]!r}?" if close else f"valid params: {', '.join(fields)}"
+                lines.append(f"  - {path}.params.{key}: unknown param; {fix}")
+            else:
+                lines.append(f"  - {path}.params.{key}: {err['msg']} (got {err.get('input')!r})")
+        raise ConfigError("\n".join(lines)) from None
+
+
+def outcome_dominance(
+    rewards: RewardsConfig, bounds: list[tuple[SignalConfig, Any, tuple[float, float]]]
+) -> dict[str, Any]:
+    """The design's condition ``alpha * d > 2 * beta * sum_k |w_k| b_k``.
+
+    ``d`` is the smallest gap between distinct outcomes (``rewards.outcome_gap``, or by default the
+    smallest ``|a_j| * (high_j - low_j)`` of the global signals, i.e. binary outcomes at the bounds);
+    ``b_k = max(|low_k|, |high_k|)``. When it holds, every token of a rollout with a better outcome
+    gets a higher reward than every token of a worse one.
+    """
+    globals_ = [(s, b) for s, reg, b in bounds if reg.spec.kind == "global"]
+    locals_ = [(s, b) for s, reg, b in bounds if reg.spec.kind == "local"]
+    gaps = [abs(s.weight) * (high - low) for s, (low, high) in globals_ if abs(s.weight) * (high - low) > 0]
+    gap = rewards.outcome_gap if rewards.outcome_gap is not None else (min(gaps) if gaps else 0.0)
+    local_bound = sum(abs(s.weight) * max(abs(low), abs(high)) for s, (low, high) in locals_)
+    lhs, rhs = rewards.alpha * gap, 2 * rewards.beta * local_bound
+    return {"holds": lhs > rhs or rhs == 0, "alpha_gap": lhs, "two_beta_local": rhs, "outcome_gap": gap}
+
+
+def check_rewards(rewards: RewardsConfig, source: str = "<config>", manager: Any = None) -> dict[str, Any]:
+    """Resolve every signal, validate its params, and run the outcome-dominance check."""
+    from botgrpo_core.signals.manager import PluginError
+
+    try:
+        bounds = signal_bounds(rewards, manager)
+    except PluginError as exc:
+        index = next((i for i, s in enumerate(rewards.signals) if repr(s.name) in str(exc)), None)
+        where = f"rewards.signals[{index}].name" if index is not None else "rewards.signals"
+        raise ConfigError(f"{source}: {where}: {exc}") from None
+    except ConfigError as exc:
+        raise ConfigError(f"{source}: {exc}") from None
+    if rewards.beta > 0 and not any(reg.spec.kind == "local" for _, reg, _ in bounds):
+        warnings.warn(
+            f"{source}: rewards.beta is {rewards.beta} but no local signal is configured: the mixture is "
+            "outcome-only (BoT-GRPO then equals GRPO). Add a local signal or set beta: 0.",
+            UserWarning,
+            stacklevel=2,
+        )
+    dominance = outcome_dominance(rewards, bounds)
+    if not dominance["holds"]:
+        message = (
+            f"{source}: rewards: outcome dominance does not hold: alpha * d = {dominance['alpha_gap']:.4g} is not "
+            f"above 2 * beta * sum_k |b_k| * bound_k = {dominance['two_beta_local']:.4g}, so local signals can rank a "
+            "token of a failed rollout above one of a successful rollout. Lower rewards.beta or local weights, "
+            "or raise rewards.alpha"
+            + (
+                ", or set rewards.strict: false to accept it with a warning."
+                if rewards.strict
+                else " (rewards.strict: true makes this an error)."
+            )
+        )
+        if rewards.strict:
+            raise ConfigError(message)
+        warnings.warn(message, OutcomeDominanceWarning, stacklevel=2)
+    return dominance

@@ -1,0 +1,116 @@
+"""The run file: one YAML describes model, data, algorithm, reward mixture, training and engine.
+
+Typed with pydantic, ``extra="forbid"`` everywhere: an unknown key is an error that names its path
+and the nearest valid key. Loading needs no torch: ``botgrpo validate`` is instant.
+
+Signal params are checked against each plugin's params model at load time (importing only the
+plugins the file uses), and the outcome-dominance condition of the mixture is checked too.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from botgrpo_core.config.sections import DataConfig, EngineConfig, ModelConfig, TrainingConfig
+
+OnErrorPolicy = Literal["zero", "nan", "raise"]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+
+class SignalConfig(_Strict):
+    """One signal of the reward mixture."""
+
+    name: str = Field(..., description="registered signal name, '<plugin>.<signal>' (see `botgrpo plugins`)")
+    weight: float = Field(1.0, description="a_j (global) or b_k (local) in the mixture")
+    params: dict[str, Any] = Field(default_factory=dict, description="the signal's own params (plugin docs)")
+    on_error: OnErrorPolicy = Field(
+        "zero",
+        description="a failed sample: 'zero' value, 'nan' drops the rollout from the statistics, 'raise'",
+    )
+    timeout_s: float = Field(10.0, gt=0, description="per-sample time limit when run in worker processes")
+    memory_mb: int | None = Field(
+        1024, gt=0, description="per-worker memory headroom (worker processes only)"
+    )
+    workers: int = Field(
+        0, ge=0, description="worker processes for this signal (0 = in the trainer's process)"
+    )
+    placement: Literal["span", "last"] = Field(
+        "span", description="local signals: value on every token of a span, or only on its last token"
+    )
+    cache: bool = Field(
+        True, description="reuse results for identical (prompt, completion, row) within a run"
+    )
+
+    @field_validator("name")
+    @classmethod
+    def _namespaced(cls, name: str) -> str:
+        if "." not in name.strip(".") or " " in name:
+            raise ValueError(f"signal names look like '<plugin>.<signal>' (e.g. 'core.regex'), got {name!r}")
+        return name
+
+
+class RewardsConfig(_Strict):
+    """``r[i,t] = alpha * sum_j a_j R_j[i] + beta * sum_k b_k S_k[i,t]``."""
+
+    alpha: float = Field(1.0, ge=0, description="weight of the global (outcome) signals")
+    beta: float = Field(
+        0.5, ge=0, description="weight of the local (token-level) signals; 0 = plain GRPO rewards"
+    )
+    strict: bool = Field(False, description="make the outcome-dominance check an error instead of a warning")
+    outcome_gap: float | None = Field(
+        None,
+        gt=0,
+        description="smallest difference between distinct outcomes (default: from the global bounds)",
+    )
+    signals: list[SignalConfig] = Field(..., min_length=1, description="the signals of the mixture")
+
+    @model_validator(mode="after")
+    def _unique(self) -> RewardsConfig:
+        seen: set[str] = set()
+        for i, s in enumerate(self.signals):
+            if s.name in seen:
+                raise ValueError(
+                    f"signals[{i}]: {s.name!r} is listed twice; merge the entries (one name, one weight)"
+                )
+            seen.add(s.name)
+        return self
+
+
+class AlgorithmConfig(_Strict):
+    """A named preset (see docs/algorithms.md) and optional overrides of its settings."""
+
+    preset: str = Field(
+        "bot-grpo", description="bot-grpo, grpo, dapo, gspo, dr-grpo, pure, process, token-pool"
+    )
+    estimator: str | None = Field(None, description="override the preset's advantage estimator")
+    estimator_options: dict[str, Any] = Field(default_factory=dict, description="options for the estimator")
+    ratio_level: Literal["token", "sequence"] | None = Field(
+        None, description="override: importance ratio level"
+    )
+    aggregation: Literal["sequence", "token", "constant"] | None = Field(
+        None, description="override: loss aggregation"
+    )
+    eps_low: float | None = Field(None, ge=0, description="override: lower clip range")
+    eps_high: float | None = Field(None, ge=0, description="override: upper clip range (DAPO clip-higher)")
+    kl_coef: float | None = Field(
+        None, ge=0, description="override: k3 KL coefficient to the reference model"
+    )
+    dynamic_sampling: bool | None = Field(
+        None, description="override: drop zero-spread groups and refill (DAPO)"
+    )
+
+
+class RunConfig(_Strict):
+    """A whole run file."""
+
+    model: ModelConfig = Field(default_factory=ModelConfig)
+    data: DataConfig = Field(default_factory=DataConfig)
+    algorithm: AlgorithmConfig = Field(default_factory=AlgorithmConfig)
+    rewards: RewardsConfig
+    training: TrainingConfig = Field(default_factory=TrainingConfig)
+    engine: EngineConfig = Field(default_factory=EngineConfig)

@@ -1,0 +1,113 @@
+"""Held-out evaluation: greedy and sampled generation on the eval rows, task success and signal means."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from botgrpo_core.rewards.mixture import RewardMixture
+
+
+# ------------------------------------------------------------------------------------------------
+# Evaluation
+# ------------------------------------------------------------------------------------------------
+def generate(
+    model: Any,
+    tokenizer: Any,
+    prompts: Sequence[Any],
+    *,
+    max_new_tokens: int,
+    greedy: bool,
+    seed: int = 1234,
+    temperature: float = 1.0,
+    batch_size: int = 200,
+) -> tuple[list[list[int]], list[str]]:
+    """Completions (token ids up to and including EOS, and text) for ``prompts``; RNG state untouched."""
+    import torch
+
+    texts = [
+        tokenizer.apply_chat_template(p, tokenize=False, add_generation_prompt=True)
+        if not isinstance(p, str)
+        else p
+        for p in prompts
+    ]
+    device = next(model.parameters()).device
+    was_training = model.training
+    model.eval()
+    ids_out: list[list[int]] = []
+    side = tokenizer.padding_side
+    tokenizer.padding_side = "left"
+    try:
+        with torch.random.fork_rng(devices=[device] if device.type == "cuda" else []), torch.no_grad():
+            torch.manual_seed(seed)
+            for start in range(0, len(texts), batch_size):
+                enc = tokenizer(
+                    texts[start : start + batch_size],
+                    return_tensors="pt",
+                    padding=True,
+                    add_special_tokens=False,
+                ).to(device)
+                sampling = (
+                    {"do_sample": False}
+                    if greedy
+                    else {"do_sample": True, "temperature": temperature, "top_k": 0, "top_p": 1.0}
+                )
+                gen = model.generate(
+                    **enc,
+                    max_new_tokens=max_new_tokens,
+                    pad_token_id=tokenizer.pad_token_id,
+                    eos_token_id=tokenizer.eos_token_id,
+                    **sampling,
+                )
+                for row in gen[:, enc["input_ids"].shape[1] :].tolist():
+                    if tokenizer.eos_token_id in row:
+                        row = row[: row.index(tokenizer.eos_token_id) + 1]
+                    ids_out.append(row)
+    finally:
+        tokenizer.padding_side = side
+        model.train(was_training)
+    return ids_out, tokenizer.batch_decode(ids_out, skip_special_tokens=True)
+
+
+def evaluate(
+    model: Any,
+    tokenizer: Any,
+    rows: Sequence[Mapping[str, Any]],
+    *,
+    mixture: RewardMixture,
+    task: Any,
+    max_new_tokens: int,
+    greedy: bool,
+    batch_size: int = 200,
+    seed: int = 1234,
+) -> dict[str, float]:
+    """Held-out metrics: the task's (answer accuracy, step error rate) and the mixture's (reward, success)."""
+    from botgrpo_core.engine.batches import _prompt_text
+    from botgrpo_core.rewards.mixture import make_samples
+
+    if not rows:
+        return {}
+    ids, texts = generate(
+        model,
+        tokenizer,
+        [r["prompt"] for r in rows],
+        max_new_tokens=max_new_tokens,
+        greedy=greedy,
+        seed=seed,
+        batch_size=batch_size,
+    )
+    plain = [{k: v for k, v in r.items() if k != "prompt"} for r in rows]
+    out: dict[str, float] = {}
+    if task is not None:
+        out.update(task.evaluate(plain, texts))
+    samples = make_samples(tokenizer, [_prompt_text(r["prompt"]) for r in rows], ids, plain)
+    mix = mixture.score_batch(samples)
+    lengths = mix.mask.sum(1).clamp(min=1)
+    per_rollout = (mix.token_rewards.nan_to_num(0.0).sum(1) / lengths)[mix.valid]
+    out["reward"] = float(per_rollout.mean()) if per_rollout.numel() else math.nan
+    for name, outcome in mix.signals.items():
+        values = outcome.values if outcome.values.dim() == 1 else outcome.values.sum(1) / lengths
+        out[f"signals/{name}"] = float(values.mean())
+    return out

@@ -1,0 +1,121 @@
+"""The policy: a tiny model built in code (optionally warm-started) or a local/hub checkpoint, loaded offline."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from botgrpo_core.config.models import RunConfig
+from botgrpo_core.engine.data import RunData
+from botgrpo_core.engine.outputs import INITIAL_MODEL_DIR, WARM_START_DIR
+from botgrpo_core.engine.setup import TrainingSetupError
+
+
+# ------------------------------------------------------------------------------------------------
+# Model
+# ------------------------------------------------------------------------------------------------
+def _tiny_tokenizer(run_data: RunData, prompt_field: str) -> Any:
+    from botgrpo_core.engine.tiny import ARITHMETIC_CHARS, byte_level_bpe_tokenizer, char_tokenizer
+
+    if run_data.task is not None:
+        return char_tokenizer(str(getattr(run_data.task, "chars", ARITHMETIC_CHARS)))
+    texts = [str(r[prompt_field]) for r in run_data.train[:2000]]
+    return byte_level_bpe_tokenizer(texts, vocab_size=512)
+
+
+def prepare_model_dir(config: RunConfig, run_data: RunData, log: Callable[[str], None]) -> str:
+    """A folder or hub id ``from_pretrained`` can load: the tiny model (warm-started or fresh), or the user's."""
+    model = config.model
+    out = Path(config.training.output_dir)
+    if model.name_or_path != "tiny":
+        return _check_model_source(model.name_or_path)
+    warm = config.training.warm_start
+    if warm.enabled:
+        if run_data.task is None:
+            raise TrainingSetupError(
+                "training.warm_start.enabled needs demonstrations, which only a built-in task provides; "
+                "set data.source: task or turn the warm start off"
+            )
+        from botgrpo_core.engine.warm_start import WarmStartSpec, ensure_warm_start
+
+        spec = WarmStartSpec(
+            steps=warm.steps,
+            batch_size=warm.batch_size,
+            learning_rate=warm.learning_rate,
+            demonstrations=warm.demonstrations,
+            seed=warm.seed,
+            eval_size=0,
+        )
+        path = ensure_warm_start(
+            run_data.task.name,
+            dict(config.data.task_params),
+            model.tiny,
+            spec,
+            out / WARM_START_DIR,
+            max_new_tokens=config.training.max_new_tokens,
+            log=log,
+        )
+        return str(path)
+    path = out / INITIAL_MODEL_DIR
+    if not (path / "config.json").is_file():
+        from botgrpo_core.engine.tiny import build_tiny_model, save_pretrained
+
+        tokenizer = _tiny_tokenizer(run_data, config.data.prompt_field)
+        tiny = build_tiny_model(tokenizer, model.tiny, seed=config.training.seed)
+        tmp = path.with_name(path.name + ".tmp")
+        shutil.rmtree(tmp, ignore_errors=True)
+        save_pretrained(tiny, tokenizer, tmp)
+        tmp.rename(path)
+    return str(path)
+
+
+def _check_model_source(name: str) -> str:
+    path = Path(name).expanduser()
+    looks_local = name.startswith((".", "/", "~")) or path.exists()
+    if looks_local:
+        if not (path / "config.json").is_file():
+            raise TrainingSetupError(
+                f"model.name_or_path: {name!r} is not a model folder (no config.json there); fix the path, "
+                "or save a model there with model.save_pretrained(...)"
+            )
+        return str(path)
+    from transformers import AutoConfig
+
+    try:
+        AutoConfig.from_pretrained(name)
+    except (OSError, ValueError) as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise TrainingSetupError(
+            f"model.name_or_path: {name!r} is neither a local model folder nor loadable from the hub ({first}). "
+            f"Fix the name or path; offline, download it first (huggingface-cli download {name}) and point "
+            "name_or_path at the folder."
+        ) from None
+    return name
+
+
+def load_model(config: RunConfig, source: str) -> tuple[Any, Any]:
+    """``(model, tokenizer)`` from a folder or hub id."""
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    model_cfg = config.model
+    dtype = "auto" if model_cfg.dtype == "auto" else getattr(torch, model_cfg.dtype)
+    kwargs: dict[str, Any] = {"dtype": dtype, "trust_remote_code": model_cfg.trust_remote_code}
+    if model_cfg.attn_implementation:
+        kwargs["attn_implementation"] = model_cfg.attn_implementation
+    if model_cfg.name_or_path == "tiny":
+        from botgrpo_core.engine.tiny import load_tokenizer
+
+        tokenizer = load_tokenizer(source)  # exactly the tokenizer built in code (see tiny.load_tokenizer)
+    else:
+        tokenizer = AutoTokenizer.from_pretrained(
+            model_cfg.tokenizer or source, trust_remote_code=model_cfg.trust_remote_code
+        )
+    if tokenizer.pad_token is None:
+        tokenizer.pad_token = tokenizer.eos_token
+    tokenizer.padding_side = "left"
+    model = AutoModelForCausalLM.from_pretrained(source, **kwargs)
+    return model, tokenizer

@@ -1,0 +1,161 @@
+"""The run's summary: ``summary.json``, the before/after table and the plots."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from botgrpo_core.config.models import RunConfig
+    from botgrpo_core.config.presets import Preset
+    from botgrpo_core.engine.run import _RunContext
+from botgrpo_core.engine.outputs import FINAL_MODEL_DIR, METRICS_FILE
+
+
+def _summary(
+    config: RunConfig, ctx: _RunContext, preset: Preset, start: float, overrides: Sequence[str]
+) -> dict[str, Any]:
+    steps = sorted(ctx.evals)
+    return {
+        "output_dir": str(config.training.output_dir),
+        "preset": preset.name,
+        "estimator": preset.estimator,
+        "steps": int(ctx.trainer.state.global_step) if ctx.trainer else 0,
+        "before": {k: v for k, v in ctx.evals.get(0, {}).items() if k.startswith("eval/")},
+        "after": {k: v for k, v in ctx.evals.get(steps[-1], {}).items() if k.startswith("eval/")}
+        if steps
+        else {},
+        "metrics": str(Path(config.training.output_dir) / METRICS_FILE),
+        "final_model": str(Path(config.training.output_dir) / FINAL_MODEL_DIR),
+        "overrides": list(overrides),
+        "wall_s": round(time.time() - start, 1),
+    }
+
+
+_TABLE_ROWS = (
+    ("answer accuracy, greedy", "eval/greedy/answer_accuracy"),
+    ("answer accuracy, sampled", "eval/sampled/answer_accuracy"),
+    ("step error rate, greedy", "eval/greedy/step_error_rate"),
+    ("step error rate, sampled", "eval/sampled/step_error_rate"),
+    ("mean token reward, sampled", "eval/sampled/reward"),
+)
+
+
+def format_report(summary: Mapping[str, Any]) -> str:
+    """The before/after table and where the outputs are."""
+    before, after = summary.get("before", {}), summary.get("after", {})
+    lines = ["", f"{'held-out prompts':<28}{'before':>9}{'after':>9}"]
+    for label, key in _TABLE_ROWS:
+        if key in before or key in after:
+            b, a = before.get(key), after.get(key)
+            fmt = lambda v: f"{v:>9.3f}" if isinstance(v, (int, float)) else f"{'-':>9}"  # noqa: E731
+            lines.append(f"{label:<28}{fmt(b)}{fmt(a)}")
+    lines.append(
+        f"\n{summary.get('steps')} steps of {summary.get('preset')}; the run took {summary.get('wall_s')} s "
+        f"({summary.get('model_prep_s', 0)} s of it building/warm-starting the model)"
+    )
+    lines.append(f"metrics: {summary.get('metrics')}")
+    for plot in summary.get("plots", []):
+        lines.append(f"plot:    {plot}")
+    return "\n".join(lines)
+
+
+# ------------------------------------------------------------------------------------------------
+# Plots
+# ------------------------------------------------------------------------------------------------
+def write_plots(output_dir: Path, records: Sequence[Mapping[str, Any]]) -> list[str]:
+    """``training_curves.png`` (reward, success, per-signal, zero-spread groups, held-out accuracy) and
+    ``advantages.png`` (advantage statistics over steps and histograms at the evaluation steps)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    train = [r for r in records if r.get("kind") == "train"]
+    evals = [r for r in records if r.get("kind") == "eval"]
+
+    def series(rows: Sequence[Mapping[str, Any]], key: str, smooth: int = 1) -> tuple[list[int], list[float]]:
+        pts = [(r["step"], r[key]) for r in rows if isinstance(r.get(key), (int, float))]
+        values = [p[1] for p in pts]
+        if smooth > 1:  # trailing moving average: per-step values of 8 prompts are noisy
+            values = [
+                sum(values[max(0, i - smooth + 1) : i + 1]) / (i - max(0, i - smooth + 1) + 1)
+                for i in range(len(values))
+            ]
+        return [p[0] for p in pts], values
+
+    window = max(1, len(train) // 20)
+
+    fig, axes = plt.subplots(2, 2, figsize=(11, 7.5))
+    ax = axes[0, 0]
+    for key, label in (("reward/token_mean", "mean token reward"), ("success_rate", "success rate")):
+        ax.plot(*series(train, key, window), label=label)
+    ax.set_title(f"rollouts (moving average of {window} steps)")
+    ax = axes[0, 1]
+    signal_keys = sorted({k for r in train for k in r if k.startswith("signals/") and k.endswith("/mean")})
+    for key in signal_keys:
+        ax.plot(*series(train, key, window), label=key.split("/")[1])
+    ax.set_title("signals (mean per rollout, moving average)")
+    ax = axes[1, 0]
+    ax.plot(
+        *series(train, "groups/outcome_zero_spread_frac", window), label="outcomes all equal (no GRPO signal)"
+    )
+    ax.plot(
+        *series(train, "groups/zero_spread_frac", window), label="token rewards all equal (no BoT signal)"
+    )
+    ax.set_ylim(-0.02, 1.02)
+    ax.set_title("groups without spread")
+    ax = axes[1, 1]
+    eval_keys = sorted(
+        {
+            k
+            for r in evals
+            for k in r
+            if k.startswith("eval/") and k.endswith(("answer_accuracy", "step_error_rate"))
+        }
+    ) or sorted({k for r in evals for k in r if k.startswith("eval/") and k.endswith("/reward")})
+    for key in eval_keys:
+        ax.plot(*series(evals, key), marker="o", label=key[len("eval/") :])
+    ax.set_title("held-out evaluation")
+    for ax in axes.flat:
+        ax.set_xlabel("step")
+        ax.grid(alpha=0.3)
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend(fontsize=8)
+    fig.tight_layout()
+    curves = output_dir / "training_curves.png"
+    fig.savefig(curves, dpi=110)
+    plt.close(fig)
+
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4))
+    for key in (
+        "advantages/mean",
+        "advantages/std",
+        "advantages/abs_mean",
+        "advantages/min",
+        "advantages/max",
+    ):
+        left.plot(*series(train, key), label=key.split("/")[1])
+    left.set_title("token advantages per batch")
+    left.set_xlabel("step")
+    left.legend(fontsize=8)
+    hists = [r for r in evals if isinstance(r.get("advantages/histogram"), list)]
+    edges = [-4 + 0.2 * i for i in range(41)]
+    shown = hists[:: max(1, len(hists) // 5)]
+    if hists and shown[-1] is not hists[-1]:
+        shown.append(hists[-1])
+    for r in shown:
+        counts = r["advantages/histogram"]
+        total = sum(counts) or 1
+        right.stairs([c / total for c in counts], edges, label=f"step {r['step']}")
+    right.set_title("distribution of token advantages (clipped to [-4, 4])")
+    right.set_xlabel("advantage")
+    if hists:
+        right.legend(fontsize=8)
+    fig.tight_layout()
+    adv = output_dir / "advantages.png"
+    fig.savefig(adv, dpi=110)
+    plt.close(fig)
+    return [str(curves), str(adv)]

@@ -1,0 +1,308 @@
+"""``botgrpo train``: one run from one config, end to end.
+
+:func:`run_training` checks everything that can be checked before any training (model path, data
+fields the signals read, signals installed, algorithm vs ratio level, batch arithmetic), builds or
+loads the model (a tiny model built in code, optionally warm-started on task demonstrations, cached
+in the output dir), runs :class:`~botgrpo_core.engine.trainer.BoTGRPOTrainer`, evaluates on held-out prompts
+before, during and after, and writes into ``training.output_dir``:
+
+- ``config.yaml``: the resolved run file;
+- ``metrics.jsonl``: one JSON object per line, ``{"kind": "train" | "eval", "step": n, ...}``;
+- ``checkpoint-N/``: TRL/HF checkpoints (``--resume`` continues from the last one), ``final_model/``;
+- ``training_curves.png`` and ``advantages.png``; ``summary.json``.
+
+The benchmarks call :func:`run_training` once per (method, seed) with a ready model folder.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import sys
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from botgrpo_core.config.models import RunConfig
+    from botgrpo_core.rewards.mixture import RewardMixture
+from botgrpo_core.engine.data import RunData, check_rows, load_data, to_trainer_rows
+from botgrpo_core.engine.evaluation import evaluate
+from botgrpo_core.engine.model import load_model, prepare_model_dir
+from botgrpo_core.engine.outputs import (
+    FINAL_MODEL_DIR,
+    METRICS_FILE,
+    SUMMARY_FILE,
+    _last_checkpoint,
+    _prepare_output_dir,
+)
+from botgrpo_core.engine.report import _summary, format_report, write_plots
+from botgrpo_core.engine.setup import TrainingSetupError, build_mixture, resolve_preset
+from botgrpo_core.engine.trl_args import grpo_args, sharded_parameters
+
+
+# ------------------------------------------------------------------------------------------------
+# Metrics file, callbacks
+# ------------------------------------------------------------------------------------------------
+class MetricsLog:
+    """Append-only ``metrics.jsonl``; on resume, lines after the checkpoint's step are dropped first."""
+
+    def __init__(self, path: Path, enabled: bool = True) -> None:
+        self.path = path
+        self.enabled = enabled
+
+    def truncate_after(self, step: int) -> None:
+        if not self.enabled or not self.path.is_file():
+            return
+        keep = [
+            line
+            for line in self.path.read_text(encoding="utf-8").splitlines()
+            if line.strip() and json.loads(line).get("kind") != "summary" and json.loads(line)["step"] <= step
+        ]
+        self.path.write_text("".join(line + "\n" for line in keep), encoding="utf-8")
+
+    def write(self, kind: str, step: int, values: Mapping[str, Any]) -> None:
+        if not self.enabled:
+            return
+        record = {"kind": kind, "step": int(step), "time": round(time.time(), 3)}
+        record.update({k: _jsonable(v) for k, v in values.items()})
+        with self.path.open("a", encoding="utf-8") as f:
+            f.write(json.dumps(record) + "\n")
+
+    def read(self) -> list[dict[str, Any]]:
+        if not self.path.is_file():
+            return []
+        return [
+            json.loads(line) for line in self.path.read_text(encoding="utf-8").splitlines() if line.strip()
+        ]
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if hasattr(value, "item"):
+        return _jsonable(value.item())
+    return value
+
+
+def _callbacks(
+    ctx: _RunContext,
+) -> list[Any]:
+    from transformers import TrainerCallback
+
+    class MetricsCallback(TrainerCallback):
+        """Writes TRL's log dicts (with botgrpo's metrics) to metrics.jsonl."""
+
+        def on_log(
+            self, args: Any, state: Any, control: Any, logs: dict[str, Any] | None = None, **kw: Any
+        ) -> None:
+            if not state.is_world_process_zero or not logs:
+                return
+            kind = "summary" if "train_runtime" in logs else "train"
+            ctx.metrics.write(kind, state.global_step, logs)
+            if kind == "train":
+                ctx.progress_update(state.global_step, logs)
+
+    class EvalCallback(TrainerCallback):
+        """Held-out evaluation every ``training.eval_every`` steps and at the last step."""
+
+        def on_step_end(self, args: Any, state: Any, control: Any, **kw: Any) -> None:
+            every = ctx.config.training.eval_every
+            step = state.global_step
+            if step == state.max_steps or (every and step % every == 0):
+                ctx.run_eval(step)
+
+    return [MetricsCallback(), EvalCallback()]
+
+
+@dataclass
+class _RunContext:
+    """What the callbacks share with :func:`run_training`."""
+
+    config: RunConfig
+    metrics: MetricsLog
+    run_data: RunData
+    mixture: RewardMixture
+    tokenizer: Any
+    model: Any = None
+    trainer: Any = None
+    log: Callable[[str], None] = print
+    evals: dict[int, dict[str, float]] = field(default_factory=dict)
+    bar: Any = None
+    is_main: bool = True
+
+    def run_eval(self, step: int) -> dict[str, float]:
+        import torch
+
+        model = self.trainer.accelerator.unwrap_model(self.trainer.model) if self.trainer else self.model
+        result: dict[str, float] = {}
+        if self.is_main and self.run_data.eval:
+            t = self.config.training
+            modes = ["sampled", "greedy"] if t.eval_greedy else ["sampled"]
+            for mode in modes:
+                values = evaluate(
+                    model,
+                    self.tokenizer,
+                    self.run_data.eval,
+                    mixture=self.mixture,
+                    task=self.run_data.task,
+                    max_new_tokens=t.max_new_tokens,
+                    greedy=mode == "greedy",
+                    batch_size=t.eval_batch_size,
+                )
+                result.update({f"eval/{mode}/{k}": v for k, v in values.items()})
+            if self.trainer is not None and self.trainer.last_advantages is not None:
+                hist = torch.histc(self.trainer.last_advantages.clamp(-4, 4), bins=40, min=-4, max=4)
+                result["advantages/histogram"] = hist.tolist()
+            self.metrics.write("eval", step, result)
+            self.evals[step] = result
+        if self.trainer is not None:
+            self.trainer.accelerator.wait_for_everyone()
+        return result
+
+    def progress_update(self, step: int, logs: Mapping[str, Any]) -> None:
+        if self.bar is None:
+            return
+        self.bar.n = step
+        post = {
+            "reward": logs.get("reward/token_mean"),
+            "success": logs.get("success_rate"),
+            "zero-spread": logs.get("groups/outcome_zero_spread_frac"),
+        }
+        self.bar.set_postfix(
+            {k: f"{v:.2f}" for k, v in post.items() if isinstance(v, (int, float))}, refresh=False
+        )
+        self.bar.refresh()
+
+
+def _set_threads(config: RunConfig) -> None:
+    import torch
+
+    if config.engine.device != "cuda":
+        torch.set_num_threads(config.training.num_threads)
+        os.environ.setdefault("OMP_NUM_THREADS", str(config.training.num_threads))
+
+
+def run_training(
+    config: RunConfig,
+    *,
+    overrides: Sequence[str] = (),
+    resume: bool = False,
+    callbacks: Sequence[Any] = (),
+    log: Callable[[str], None] | None = None,
+    progress: bool = True,
+) -> dict[str, Any]:
+    """Train one run; returns a summary (before/after evaluation, paths, wall time).
+
+    :param config: the validated run file.
+    :param overrides: the ``--set`` assignments already applied to ``config`` (recorded in the summary).
+    :param resume: continue from the last ``checkpoint-N`` in ``training.output_dir``.
+    :param callbacks: extra ``transformers.TrainerCallback`` objects (benchmarks, tests).
+    :param log: where progress lines go (default: stderr).
+    :param progress: show a progress bar.
+    :raises TrainingSetupError: any problem found before training; nothing has been trained then.
+    """
+    import yaml
+
+    start = time.time()
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.disable_progress_bar()  # "Writing model shards" bars at every checkpoint
+    log = log or (lambda message: print(message, file=sys.stderr, flush=True))
+    _set_threads(config)
+    output_dir = Path(config.training.output_dir)
+    is_main = int(os.environ.get("RANK", "0")) == 0
+
+    # -- everything that can fail is checked before the first training step --
+    preset = resolve_preset(config)
+    mixture = build_mixture(config)
+    run_data = load_data(config)
+    needed = {"data.prompt_field": (config.data.prompt_field,)}
+    for signal, fields in mixture.required_fields().items():
+        needed[f"signal {signal!r}"] = fields
+    check_rows(run_data.train, needed, f"data ({run_data.source})")
+    check_rows(run_data.eval, needed, f"held-out data ({run_data.source})")
+    if run_data.eval and sharded_parameters():
+        raise TrainingSetupError(
+            "data.eval_size: held-out evaluation generates on the main process, which cannot work when "
+            "DeepSpeed ZeRO-3 or FSDP shards the parameters; set data.eval_size: 0 and evaluate "
+            "final_model/ after training (docs/scaling.md)"
+        )
+    args = grpo_args(config, preset, output_dir)
+    last_checkpoint = _last_checkpoint(output_dir) if resume else None  # every rank raises alike
+    # The main process cleans the output dir and builds (or warm-starts) the model; the others then load it.
+    with args.main_process_first(local=False, desc="preparing the output dir and the model"):
+        if is_main:
+            _prepare_output_dir(output_dir, resume)
+        model_start = time.time()
+        source = prepare_model_dir(config, run_data, log)
+        model_s = time.time() - model_start  # the warm start, when it is not cached
+    model, tokenizer = load_model(config, source)
+    train_rows = to_trainer_rows(run_data.train, config)
+    run_data.eval = to_trainer_rows(run_data.eval, config)
+
+    if is_main:
+        resolved = config.model_dump(mode="json")
+        (output_dir / "config.yaml").write_text(yaml.safe_dump(resolved, sort_keys=False), encoding="utf-8")
+    metrics = MetricsLog(output_dir / METRICS_FILE, enabled=is_main)
+    ctx = _RunContext(config, metrics, run_data, mixture, tokenizer, model=model, log=log, is_main=is_main)
+    if last_checkpoint is not None:
+        step = int(Path(last_checkpoint).name.split("-")[-1])
+        metrics.truncate_after(step)
+        ctx.evals = {r["step"]: r for r in metrics.read() if r["kind"] == "eval"}
+        log(f"resuming from {last_checkpoint} (step {step})")
+    else:
+        log(f"evaluating the initial policy on {len(run_data.eval)} held-out prompts")
+        ctx.run_eval(0)
+
+    import datasets
+
+    from botgrpo_core.engine.trainer import BoTGRPOTrainer
+
+    success_fn = run_data.task.success if run_data.task is not None else None
+    trainer = BoTGRPOTrainer(
+        model,
+        args,
+        mixture=mixture,
+        preset=preset,
+        success_fn=success_fn,
+        dynamic_sampling_rounds=config.training.dynamic_sampling_rounds,
+        log_fn=log,
+        train_dataset=datasets.Dataset.from_list(train_rows),
+        processing_class=tokenizer,
+        callbacks=[*_callbacks(ctx), *callbacks],
+    )
+    ctx.trainer = trainer
+    from transformers import PrinterCallback, ProgressCallback
+
+    trainer.remove_callback(PrinterCallback)  # metrics go to metrics.jsonl and the compact bar below
+    trainer.remove_callback(ProgressCallback)
+    if progress and is_main:
+        from tqdm.auto import tqdm
+
+        ctx.bar = tqdm(
+            total=config.training.steps, desc=f"{preset.name} training", unit="step", file=sys.stderr
+        )
+    log(
+        f"training {config.training.steps} steps: preset {preset.name} (estimator {preset.estimator}), "
+        f"{config.training.prompts_per_step} prompts x {config.training.group_size} rollouts per step"
+    )
+    try:
+        trainer.train(resume_from_checkpoint=last_checkpoint)
+    finally:
+        if ctx.bar is not None:
+            ctx.bar.close()
+        mixture.close()
+    if is_main:
+        trainer.save_model(str(output_dir / FINAL_MODEL_DIR))
+    summary = _summary(config, ctx, preset, start, overrides)
+    summary["model_prep_s"] = round(model_s, 1)
+    if is_main:
+        if config.training.plots:
+            summary["plots"] = write_plots(output_dir, metrics.read())
+        (output_dir / SUMMARY_FILE).write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+        log(format_report(summary))
+    return summary

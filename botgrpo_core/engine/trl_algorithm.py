@@ -1,0 +1,79 @@
+"""A preset realised in TRL: the resolved algorithm, its ``GRPOConfig`` loss arguments, and their check."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from trl import GRPOConfig
+
+from botgrpo_core.config.presets import Preset, PresetError, check_estimator_ratio
+from botgrpo_core.estimators.registry import estimator_is_outcome_level
+
+if TYPE_CHECKING:
+    from botgrpo_core.config.models import AlgorithmConfig
+
+#: Preset aggregation -> TRL loss_type.
+LOSS_TYPES = {"sequence": "grpo", "token": "dapo", "constant": "dr_grpo"}
+
+
+def resolve_algorithm(algorithm: AlgorithmConfig) -> Preset:
+    """The run's preset with the run file's overrides applied (checked; errors name the key)."""
+    from botgrpo_core.config.presets import get_preset
+
+    preset = get_preset(algorithm.preset)
+    changes = {
+        key: getattr(algorithm, key)
+        for key in (
+            "estimator",
+            "ratio_level",
+            "aggregation",
+            "eps_low",
+            "eps_high",
+            "kl_coef",
+            "dynamic_sampling",
+        )
+        if getattr(algorithm, key) is not None
+    }
+    if algorithm.estimator is not None and algorithm.estimator != preset.estimator:
+        changes["estimator_options"] = dict(algorithm.estimator_options)
+    elif algorithm.estimator_options:
+        changes["estimator_options"] = {**preset.estimator_options, **algorithm.estimator_options}
+    try:
+        return preset.replace(**changes) if changes else preset
+    except PresetError as exc:
+        raise PresetError(f"algorithm: {exc}") from None
+
+
+def trl_algorithm_args(preset: Preset) -> dict[str, Any]:
+    """``GRPOConfig`` keyword arguments that realise a preset's loss settings in TRL."""
+    return {
+        "loss_type": LOSS_TYPES[preset.aggregation],
+        "importance_sampling_level": preset.ratio_level,
+        "epsilon": preset.eps_low,
+        "epsilon_high": preset.eps_high,
+        "beta": preset.kl_coef,
+        # TRL's own (B,) advantages are replaced; "group" keeps its zero-std logging meaningful.
+        "scale_rewards": "group",
+    }
+
+
+def check_trl_args(args: GRPOConfig, preset: Preset) -> None:
+    """Fail before training when TRL's settings contradict the preset (the message says how to fix it)."""
+    try:
+        check_estimator_ratio(
+            preset.estimator, args.importance_sampling_level, where="importance_sampling_level"
+        )
+    except PresetError as exc:
+        raise ValueError(f"{exc} (algorithm.ratio_level / GRPOConfig.importance_sampling_level)") from None
+    if args.importance_sampling_level == "sequence" and not estimator_is_outcome_level(preset.estimator):
+        raise ValueError(
+            f"estimator {preset.estimator!r} gives per-token advantages; a sequence-level importance ratio "
+            "averages them away. Set algorithm.ratio_level: token."
+        )
+    expected = trl_algorithm_args(preset)
+    for key in ("loss_type", "importance_sampling_level", "epsilon", "beta"):
+        if getattr(args, key) != expected[key]:
+            raise ValueError(
+                f"GRPOConfig.{key}={getattr(args, key)!r} contradicts preset {preset.name!r} ({expected[key]!r}); "
+                "build the config with botgrpo_core.engine.trl_algorithm.trl_algorithm_args(preset)"
+            )
