@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from botgrpo_core.signals import SampleError
-from botgrpo_core.signals.builtins import SIGNALS
+from botgrpo_core.signals.builtins import SIGNALS, ExactAnswerParams, ExactAnswerScorer
 from botgrpo_core.signals.testing import check_signal_contract, make_samples
 
 SPEC = {s.name: s for s in SIGNALS}
@@ -77,3 +77,52 @@ def test_length_shaping_matches_dapo() -> None:
 def test_contract(name: str, params: dict) -> None:
     samples = make_samples(["A: 3 bad", "", "bad bad \\boxed{3}", "🙂 A: 4"], rows={"answer": "3"})
     check_signal_contract(SPEC[name], samples, params)
+
+
+# ---- the one \boxed{} parser -------------------------------------------------------------------------------
+def test_boxed_matches_nested_braces_and_ignores_escaped_ones() -> None:
+    from botgrpo_core.signals.answers import boxed, last_boxed
+
+    text = r"first \boxed{1} then \boxed{\frac{1}{2}} and \fbox{\{x\}} and \boxed{open"
+    found = [text[b.start : b.end] for b in boxed(text)]
+    assert found == ["1", r"\frac{1}{2}", r"\{x\}"]
+    nested = r"a \boxed{x \boxed{y}} b \boxed{unclosed \boxed{z}"
+    assert [nested[b.start : b.end] for b in boxed(nested)] == [r"x \boxed{y}", "z"]  # outermost closed boxes
+    assert nested[slice(*last_boxed(nested))] == "z"
+    assert last_boxed("no box } here {") is None
+
+
+def test_boxed_is_linear_on_hostile_nesting() -> None:
+    from botgrpo_core.signals.answers import boxed
+
+    text = r"\boxed{" * 50_000 + "}" * 50_000
+    assert len(boxed(text)) == 1  # one outermost box; a quadratic scan would take minutes here
+
+
+def test_exact_answer_reads_a_boxed_fraction_as_its_reference() -> None:
+    """The issue's case: ``\\boxed{\\frac{1}{2}}`` against ``\\frac{1}{2}`` used to score 0."""
+    scorer = ExactAnswerScorer(ExactAnswerParams())
+    samples = make_samples(
+        [r"so $\boxed{\frac{1}{2}}$.", "17+5=22\nA: 22", "A: 1e99999999999999", "DATA: 5"],
+        rows=[{"answer": r"\frac{1}{2}"}, {"answer": "22"}, {"answer": "1"}, {"answer": "5"}],
+    )
+    assert scorer.score(samples) == [1.0, 1.0, 0.0, 0.0]
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("1,234", 1234),
+        ("-.5", -0.5),
+        ("3/4", 0.75),
+        ("1.5e3", 1500),
+        ("1e400", 10**400),
+        ("1e401", None),
+        ("x", None),
+    ],
+)
+def test_exact_number_bounds_what_it_builds(text: str, value: float | None) -> None:
+    from botgrpo_core.signals.answers import exact_number
+
+    got = exact_number(text)
+    assert (got is None) if value is None else (got == value)

@@ -11,13 +11,13 @@ the ``regex`` package with a per-call timeout: a catastrophic-backtracking patte
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from fractions import Fraction
 from typing import Literal
 
 import regex
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from botgrpo_core.signals import Sample, SampleError, SignalSpec, Span
+from botgrpo_core.signals.answers import ANSWER_LINE, exact_number, last_boxed
 from botgrpo_core.signals.hookspecs import hookimpl
 
 
@@ -74,13 +74,11 @@ class RegexScorer:
 
 
 # --- core.exact_answer -------------------------------------------------------------------------------------
-DEFAULT_ANSWER_PATTERN = r"\\boxed\{([^{}]*)\}|(?:Answer|A)\s*:\s*([^\n]+)"
-
-
 class ExactAnswerParams(_Params):
-    pattern: str = Field(
-        DEFAULT_ANSWER_PATTERN,
-        description="regex whose first non-empty group is the answer; the last match in the completion counts",
+    pattern: str | None = Field(
+        None,
+        description="regex whose first non-empty group is the answer (the last match counts); by default the "
+        "last \\boxed{} (braces matched), else the last 'Answer:' / 'Final answer:' / 'A:' line",
     )
     reference_field: str = Field("answer", description="row field holding the reference answer")
     numeric: bool = Field(
@@ -91,27 +89,25 @@ class ExactAnswerParams(_Params):
 
     @field_validator("pattern")
     @classmethod
-    def _valid_pattern(cls, pattern: str) -> str:
-        _compile(pattern)
+    def _valid_pattern(cls, pattern: str | None) -> str | None:
+        if pattern is not None:
+            _compile(pattern)
         return pattern
-
-
-def _as_number(text: str) -> Fraction | None:
-    text = text.strip().replace(",", "")
-    if not text or len(text) > 64:  # long digit strings are not answers, and Fraction() is superlinear
-        return None
-    try:
-        return Fraction(text)
-    except (ValueError, ZeroDivisionError):
-        return None
 
 
 class ExactAnswerScorer:
     def __init__(self, params: ExactAnswerParams) -> None:
         self.params = params
-        self.compiled = _compile(params.pattern, params.ignore_case)
+        self.compiled = None if params.pattern is None else _compile(params.pattern, params.ignore_case)
 
     def extract(self, completion: str) -> str | None:
+        """The completion's final answer (see ``ExactAnswerParams.pattern``), stripped, or ``None``."""
+        if self.compiled is None:
+            box = last_boxed(completion)
+            if box is not None:
+                return completion[box.start : box.end].strip().rstrip(".")
+            lines = ANSWER_LINE.findall(completion)
+            return lines[-1].strip().rstrip(".") if lines else None
         last = None
         for match in self.compiled.finditer(completion, timeout=self.params.timeout_s):
             last = match
@@ -139,7 +135,7 @@ class ExactAnswerScorer:
                 results.append(0.0)
                 continue
             if p.numeric:
-                a, r = _as_number(answer), _as_number(reference)
+                a, r = exact_number(answer), exact_number(reference)
                 if a is not None and r is not None:
                     results.append(float(a == r))
                     continue
