@@ -14,7 +14,6 @@ from botgrpo_core.rewards.alignment import (
     CheckedSpans,
     TokenOffsets,
     align_spans,
-    check_offsets,
     decode_with_offsets,
     offsets_tensor,
     span_table,
@@ -75,7 +74,7 @@ def test_byte_level_offsets_match_reference(bpe, text: str) -> None:
     assert decoded == text
     assert len(offsets) == len(ids)
     assert offsets == _reference_offsets(bpe, ids)
-    check_offsets(decoded, offsets)
+    _assert_offsets_never_go_backwards(decoded, offsets)
     if ids:
         assert offsets[-1][1] == len(text) and offsets[0][0] == 0
 
@@ -223,8 +222,10 @@ def test_non_integer_span_offsets_are_clear_errors() -> None:
         align_spans([[Span(0, 2.5, 1.0)]], offsets_tensor([[(0, 5)]]), [5])  # type: ignore[arg-type]
 
 
-def test_check_offsets_rejects_backwards_ranges() -> None:
-    with pytest.raises(AlignmentError, match="token 1"):
-        check_offsets("abcd", [(0, 2), (1, 1)])
-    with pytest.raises(AlignmentError, match="token 0"):
-        check_offsets("ab", [(0, 3)])
+def _assert_offsets_never_go_backwards(text: str, offsets: list[tuple[int, int]]) -> None:
+    """Ranges inside ``text`` whose starts and ends never decrease (neighbours may share a character)."""
+    previous = (0, 0)
+    for t, (start, end) in enumerate(offsets):
+        assert 0 <= start <= end <= len(text), (t, start, end)
+        assert start >= previous[0] and end >= previous[1], (t, previous, (start, end))
+        previous = (start, end)

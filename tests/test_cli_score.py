@@ -390,24 +390,14 @@ def test_plugin_estimator_hook_is_used_by_score(tmp_path, capsys, plugin_manager
 
 
 def test_color_choice_overrides_the_environment(tmp_path, capsys, monkeypatch, plugin_manager) -> None:
-    import argparse
-
-    from botgrpo_core.cli.score import run_score
-
     run_file, data = _write(tmp_path, ROWS[:2])
-    args = dict(
-        run_file=str(run_file),
-        input=str(data),
-        tokenizer="tiny",
-        html=None,
-        json=False,
-        group_size=None,
-        set=[],
-    )
+    argv = ["score", str(run_file), "--input", str(data), "--tokenizer", "tiny"]
     monkeypatch.setenv("FORCE_COLOR", "1")
-    assert run_score(argparse.Namespace(**args, color="never")) == 0
+    assert main([*argv, "--color", "never"]) == 0
     assert "\x1b[" not in capsys.readouterr().out
     monkeypatch.delenv("FORCE_COLOR")
     monkeypatch.setenv("NO_COLOR", "1")
-    assert run_score(argparse.Namespace(**args, color="always")) == 0
+    assert main([*argv, "--color", "always"]) == 0
     assert "\x1b[48;2;" in capsys.readouterr().out
+    assert main(argv) == 0  # auto: NO_COLOR wins
+    assert "\x1b[48;2;" not in capsys.readouterr().out

@@ -168,6 +168,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--group-size", type=int, default=None, help="rollouts per prompt (default: group by prompt)"
     )
     p.add_argument("--set", action="append", metavar="KEY=VALUE", help="override a key of the run file")
+    p.add_argument(
+        "--color",
+        choices=("auto", "always", "never"),
+        default="auto",
+        help="colour the terminal view (auto: a terminal, unless NO_COLOR; FORCE_COLOR forces it)",
+    )
     p.set_defaults(func=_cmd_score)
 
     p = sub.add_parser("train", help="train a policy from a run file")

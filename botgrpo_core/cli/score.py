@@ -29,7 +29,6 @@ if TYPE_CHECKING:
     from botgrpo_core.signals import Sample
 
 #: ``--tokenizer`` values that build a tokenizer in code instead of loading one.
-TINY_TOKENIZERS = ("tiny", "tiny-bpe")
 
 
 class ScoreInputError(ValueError):
@@ -320,7 +319,7 @@ def run_score(args: argparse.Namespace) -> int:
     text = (
         score_view.render_json(report)
         if args.json
-        else score_view.render_terminal(report, color=use_color(sys.stdout, getattr(args, "color", None)))
+        else score_view.render_terminal(report, color=use_color(sys.stdout, args.color))
     )
     try:
         print(text)

@@ -192,22 +192,6 @@ def _prefix_offsets(tokenizer: Any, ids: list[int], text: str, skip: bool) -> li
     return offsets
 
 
-def check_offsets(text: str, offsets: Sequence[tuple[int, int]]) -> None:
-    """Raise :class:`AlignmentError` unless offsets are ranges inside ``text`` with non-decreasing ends.
-
-    Two neighbouring tokens may share a character (a byte-level token split a multi-byte one), so
-    ranges may overlap by that character, but never go backwards.
-    """
-    previous = (0, 0)
-    for t, (start, end) in enumerate(offsets):
-        if not (0 <= start <= end <= len(text)) or start < previous[0] or end < previous[1]:
-            raise AlignmentError(
-                f"token {t} has character range {(start, end)} after {previous}, in a text of length "
-                f"{len(text)}: offsets must be ranges within the completion that never go backwards"
-            )
-        previous = (start, end)
-
-
 # --- spans -> tokens -----------------------------------------------------------------------------------------
 class CheckedSpans(list):  # type: ignore[type-arg]
     """A sample's spans, already checked, with their numbers as one ``(S, 3)`` float64 array.

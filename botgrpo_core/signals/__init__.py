@@ -17,7 +17,6 @@ from typing import Any, Literal, Protocol, TypeAlias
 from pydantic import BaseModel, ConfigDict
 
 SignalKind = Literal["global", "local"]
-OnError = Literal["zero", "nan", "raise"]
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,6 @@ distribution and traceback; it is fatal only when a config asks for one of its s
 from __future__ import annotations
 
 import difflib
-import importlib
 import os
 import traceback
 from collections.abc import Iterable
@@ -323,9 +322,3 @@ def reset_plugin_manager() -> None:
     global _default
     _default = None
 
-
-def load_module(path: str) -> Any:
-    """Import ``module`` or ``module:attr`` (used for ``--plugin`` style options)."""
-    module_name, _, attr = path.partition(":")
-    module = importlib.import_module(module_name)
-    return getattr(module, attr) if attr else module
