@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from botgrpo_core.config.models import RunConfig
+    from botgrpo_core.config.presets import Preset
     from botgrpo_core.rewards.mixture import RewardMixture
 from botgrpo_core.engine.data import RunData, check_rows, load_data, to_trainer_rows
 from botgrpo_core.engine.evaluation import evaluate
@@ -186,6 +187,16 @@ def _set_threads(config: RunConfig) -> None:
         os.environ.setdefault("OMP_NUM_THREADS", str(config.training.num_threads))
 
 
+@dataclass
+class _Setup:
+    """Everything checked before the first training step."""
+
+    preset: Preset
+    mixture: RewardMixture
+    run_data: RunData
+    args: Any  # trl.GRPOConfig
+
+
 def run_training(
     config: RunConfig,
     *,
@@ -205,8 +216,6 @@ def run_training(
     :param progress: show a progress bar.
     :raises TrainingSetupError: any problem found before training; nothing has been trained then.
     """
-    import yaml
-
     start = time.time()
     from transformers.utils import logging as hf_logging
 
@@ -216,7 +225,33 @@ def run_training(
     output_dir = Path(config.training.output_dir)
     is_main = int(os.environ.get("RANK", "0")) == 0
 
-    # -- everything that can fail is checked before the first training step --
+    setup = _checked_setup(config)
+    last_checkpoint = _last_checkpoint(output_dir) if resume else None  # every rank raises alike
+    # The main process cleans the output dir and builds (or warm-starts) the model; the others then load it.
+    with setup.args.main_process_first(local=False, desc="preparing the output dir and the model"):
+        if is_main:
+            _prepare_output_dir(output_dir, resume)
+        model_start = time.time()
+        source = prepare_model_dir(config, setup.run_data, log)
+        model_s = time.time() - model_start  # the warm start, when it is not cached
+    model, tokenizer = load_model(config, source)
+    ctx = _start_metrics(config, setup, model, tokenizer, last_checkpoint, is_main, log)
+    trainer = _make_trainer(ctx, setup, callbacks)
+    _train(ctx, setup, last_checkpoint, progress)
+    if is_main:
+        trainer.save_model(str(output_dir / FINAL_MODEL_DIR))
+    summary = _summary(config, ctx, setup.preset, start, overrides)
+    summary["model_prep_s"] = round(model_s, 1)
+    if is_main:
+        if config.training.plots:
+            summary["plots"] = write_plots(output_dir, ctx.metrics.read())
+        (output_dir / SUMMARY_FILE).write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+        log(format_report(summary))
+    return summary
+
+
+def _checked_setup(config: RunConfig) -> _Setup:
+    """Everything that can fail, checked before the model is built (errors name the config key)."""
     preset = resolve_preset(config)
     mixture = build_mixture(config)
     run_data = load_data(config)
@@ -231,24 +266,32 @@ def run_training(
             "DeepSpeed ZeRO-3 or FSDP shards the parameters; set data.eval_size: 0 and evaluate "
             "final_model/ after training (docs/scaling.md)"
         )
-    args = grpo_args(config, preset, output_dir)
-    last_checkpoint = _last_checkpoint(output_dir) if resume else None  # every rank raises alike
-    # The main process cleans the output dir and builds (or warm-starts) the model; the others then load it.
-    with args.main_process_first(local=False, desc="preparing the output dir and the model"):
-        if is_main:
-            _prepare_output_dir(output_dir, resume)
-        model_start = time.time()
-        source = prepare_model_dir(config, run_data, log)
-        model_s = time.time() - model_start  # the warm start, when it is not cached
-    model, tokenizer = load_model(config, source)
-    train_rows = to_trainer_rows(run_data.train, config)
-    run_data.eval = to_trainer_rows(run_data.eval, config)
+    args = grpo_args(config, preset, Path(config.training.output_dir))
+    return _Setup(preset, mixture, run_data, args)
 
+
+def _start_metrics(
+    config: RunConfig,
+    setup: _Setup,
+    model: Any,
+    tokenizer: Any,
+    last_checkpoint: str | None,
+    is_main: bool,
+    log: Callable[[str], None],
+) -> _RunContext:
+    """Write the resolved config, open metrics.jsonl, and evaluate the initial policy (or resume its log)."""
+    import yaml
+
+    output_dir = Path(config.training.output_dir)
+    run_data = setup.run_data
+    run_data.eval = to_trainer_rows(run_data.eval, config)
     if is_main:
         resolved = config.model_dump(mode="json")
         (output_dir / "config.yaml").write_text(yaml.safe_dump(resolved, sort_keys=False), encoding="utf-8")
     metrics = MetricsLog(output_dir / METRICS_FILE, enabled=is_main)
-    ctx = _RunContext(config, metrics, run_data, mixture, tokenizer, model=model, log=log, is_main=is_main)
+    ctx = _RunContext(
+        config, metrics, run_data, setup.mixture, tokenizer, model=model, log=log, is_main=is_main
+    )
     if last_checkpoint is not None:
         step = int(Path(last_checkpoint).name.split("-")[-1])
         metrics.truncate_after(step)
@@ -257,52 +300,49 @@ def run_training(
     else:
         log(f"evaluating the initial policy on {len(run_data.eval)} held-out prompts")
         ctx.run_eval(0)
+    return ctx
 
+
+def _make_trainer(ctx: _RunContext, setup: _Setup, callbacks: Sequence[Any]) -> Any:
+    """The :class:`BoTGRPOTrainer`, with botgrpo's callbacks instead of TRL's printer and progress bar."""
     import datasets
+    from transformers import PrinterCallback, ProgressCallback
 
     from botgrpo_core.engine.trainer import BoTGRPOTrainer
 
-    success_fn = run_data.task.success if run_data.task is not None else None
+    config, run_data = ctx.config, setup.run_data
     trainer = BoTGRPOTrainer(
-        model,
-        args,
-        mixture=mixture,
-        preset=preset,
-        success_fn=success_fn,
+        ctx.model,
+        setup.args,
+        mixture=setup.mixture,
+        preset=setup.preset,
+        success_fn=run_data.task.success if run_data.task is not None else None,
         dynamic_sampling_rounds=config.training.dynamic_sampling_rounds,
-        log_fn=log,
-        train_dataset=datasets.Dataset.from_list(train_rows),
-        processing_class=tokenizer,
+        log_fn=ctx.log,
+        train_dataset=datasets.Dataset.from_list(to_trainer_rows(run_data.train, config)),
+        processing_class=ctx.tokenizer,
         callbacks=[*_callbacks(ctx), *callbacks],
     )
     ctx.trainer = trainer
-    from transformers import PrinterCallback, ProgressCallback
-
-    trainer.remove_callback(PrinterCallback)  # metrics go to metrics.jsonl and the compact bar below
+    trainer.remove_callback(PrinterCallback)  # metrics go to metrics.jsonl and the compact bar
     trainer.remove_callback(ProgressCallback)
-    if progress and is_main:
+    return trainer
+
+
+def _train(ctx: _RunContext, setup: _Setup, last_checkpoint: str | None, progress: bool) -> None:
+    """Run TRL's training loop under the compact progress bar; the mixture's workers are closed after."""
+    t, preset = ctx.config.training, setup.preset
+    if progress and ctx.is_main:
         from tqdm.auto import tqdm
 
-        ctx.bar = tqdm(
-            total=config.training.steps, desc=f"{preset.name} training", unit="step", file=sys.stderr
-        )
-    log(
-        f"training {config.training.steps} steps: preset {preset.name} (estimator {preset.estimator}), "
-        f"{config.training.prompts_per_step} prompts x {config.training.group_size} rollouts per step"
+        ctx.bar = tqdm(total=t.steps, desc=f"{preset.name} training", unit="step", file=sys.stderr)
+    ctx.log(
+        f"training {t.steps} steps: preset {preset.name} (estimator {preset.estimator}), "
+        f"{t.prompts_per_step} prompts x {t.group_size} rollouts per step"
     )
     try:
-        trainer.train(resume_from_checkpoint=last_checkpoint)
+        ctx.trainer.train(resume_from_checkpoint=last_checkpoint)
     finally:
         if ctx.bar is not None:
             ctx.bar.close()
-        mixture.close()
-    if is_main:
-        trainer.save_model(str(output_dir / FINAL_MODEL_DIR))
-    summary = _summary(config, ctx, preset, start, overrides)
-    summary["model_prep_s"] = round(model_s, 1)
-    if is_main:
-        if config.training.plots:
-            summary["plots"] = write_plots(output_dir, metrics.read())
-        (output_dir / SUMMARY_FILE).write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
-        log(format_report(summary))
-    return summary
+        setup.mixture.close()
