@@ -1,10 +1,12 @@
-"""Scores of a step checker against labelled steps (used by the tests and scripts/evaluate.py)."""
+"""Scores of a step checker against labelled steps and the prose corpus (tests and scripts/evaluate.py)."""
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -45,3 +47,108 @@ class StepMetrics:
             zeros = self.counts[(1, 0)] + self.counts[(-1, 0)]
             return zeros / total if total else float("nan")
         return self._sum(pred=0) / self.n if self.n else float("nan")
+
+
+# --- the prose corpus (tests/data/prose_corpus.jsonl): false alarms and caught errors ---------------------
+#: Writing features of a line, for the per-cause breakdown (regexes on the line text).
+FEATURES: dict[str, re.Pattern[str]] = {
+    "leading-dot decimal": re.compile(r"(?<![\d.])\.\d"),
+    "$ in an expression": re.compile(r"\$\d"),
+    "percent": re.compile(r"%"),
+    "thousands ,": re.compile(r"\d,\d{3}"),
+    "thousands space/NBSP": re.compile(r"\d[ \u00a0\u202f]\d{3}(?![\d/])"),
+    "mixed number": re.compile(r"\d \d+/\d"),
+    "unicode minus/dash": re.compile(r"[−–]"),
+    "× ÷ x signs": re.compile(r"[×÷]|\d x \d|\d x \$"),
+    "of/by before a number": re.compile(r"\b(?:of|by) \$?\d"),
+    "unit glued to a number": re.compile(r"\d(?:g|kg|L|ml|m|km|cm|h)\b"),
+    "function notation": re.compile(r"(?<![A-Za-z\\])[a-zA-Z]\((?:-?\d|[a-z]\()"),
+    "degrees": re.compile(r"\\circ|°"),
+    "case / substitution": re.compile(r"(?i)\b(?:if|plug\w*|other solution|for|let|suppose)\b[^=]*="),
+    "condition": re.compile(r"\$[^$]*(?:[<>]|\\[lg]eq?\b)[^$]*\$"),
+    "chain with a variable": re.compile(r"[a-z](?:\^\{?\d\}?)?\s*=[^=$]+=[^=]"),
+    "answer line": re.compile(r"(?i)^\s*(?:####|the answer is|answer:|\$?\\boxed)"),
+}
+
+
+def features(text: str) -> list[str]:
+    """The writing features of a line (``plain`` when it has none)."""
+    found = [name for name, pattern in FEATURES.items() if pattern.search(text)]
+    return found or ["plain"]
+
+
+@dataclass
+class ProseFigures:
+    """Per-line outcomes on the prose corpus: (style, kind, label, features, is_answer, value) rows."""
+
+    rows: list[tuple[str, str, str, tuple[str, ...], bool, int]]
+    solutions: list[tuple[str, str, bool]]  # (style, kind, any -1 span)
+
+    def rate(self, value: int, **where: Any) -> tuple[int, int]:
+        """``(hits, n)``: lines matching ``where`` (style, kind, label, feature, answer) scored ``value``."""
+        picked = [r for r in self.rows if _matches(r, where)]
+        return sum(r[5] == value for r in picked), len(picked)
+
+    def false_alarm_solutions(self, style: str | None = None) -> tuple[int, int]:
+        picked = [s for s in self.solutions if s[1] == "clean" and style in (None, s[0])]
+        return sum(s[2] for s in picked), len(picked)
+
+
+def _matches(row: tuple[str, str, str, tuple[str, ...], bool, int], where: dict[str, Any]) -> bool:
+    style, kind, label, feats, answer, _ = row
+    return (
+        where.get("style") in (None, style)
+        and where.get("kind") in (None, kind)
+        and where.get("label") in (None, label)
+        and where.get("feature") in (None, *feats)
+        and where.get("answer") in (None, answer)
+    )
+
+
+def prose_figures(records: list[dict], spans_per_record: list[list[float]]) -> ProseFigures:
+    """Collect the outcome of every line (``spans_per_record``: one value per line, in order)."""
+    rows, solutions = [], []
+    for record, values in zip(records, spans_per_record, strict=True):
+        for line, value in zip(record["lines"], values, strict=True):
+            feats = tuple(features(line["text"]))
+            rows.append(
+                (record["style"], record["kind"], line["label"], feats, "answer line" in feats, int(value))
+            )
+        solutions.append((record["style"], record["kind"], -1 in [int(v) for v in values]))
+    return ProseFigures(rows, solutions)
+
+
+def _share(hits_n: tuple[int, int]) -> float:
+    hits, n = hits_n
+    return hits / n if n else float("nan")
+
+
+def prose_goals(fig: ProseFigures) -> list[tuple[str, tuple[int, int], str, bool]]:
+    """The goals of issue 14 on the prose corpus: ``(what, (hits, n), goal, met)``."""
+    rows = [
+        (
+            "grade-school correct step lines scored -1",
+            fig.rate(-1, style="gsm8k", kind="clean", label="correct", answer=False),
+            "<= 1%",
+            lambda x: x <= 0.01,
+        ),
+        (
+            "grade-school clean solutions with any -1 span",
+            fig.false_alarm_solutions("gsm8k"),
+            "<= 3%",
+            lambda x: x <= 0.03,
+        ),
+        (
+            "corrupted steps scored -1",
+            fig.rate(-1, kind="step_twin", label="wrong"),
+            ">= 95%",
+            lambda x: x >= 0.95,
+        ),
+        (
+            "competition-style correct steps scored -1",
+            fig.rate(-1, style="competition", kind="clean", label="correct", answer=False),
+            "<= 2%",
+            lambda x: x <= 0.02,
+        ),
+    ]
+    return [(what, counts, goal, bool(ok(_share(counts)))) for what, counts, goal, ok in rows]

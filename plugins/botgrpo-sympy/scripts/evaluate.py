@@ -3,6 +3,9 @@
 - Steps (``data/steps_labelled.jsonl``): every completion goes through ``sympy.steps`` (its worker
   pool, default params except ``step_split: lines``); per category: precision and recall of -1
   (refuted), precision of +1, and the rate of 0 (not checkable).
+- Prose (``tests/data/prose_corpus.jsonl``, built by ``make_prose_corpus.py``): grade-school and
+  competition-style solutions with their wrong twins; the issue-14 goals (false alarms on correct
+  lines and clean solutions, corrupted steps caught) and a per-cause breakdown by writing feature.
 - Answers (``data/answer_pairs.jsonl``): every pair goes through ``sympy.answer`` (worker pool) and
   through math-verify (``parse`` + ``verify``, in this process) on the same completion text;
   accuracy of each against the labels, and their agreement.
@@ -19,11 +22,14 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 from botgrpo_core.signals import Sample, SampleError
-from botgrpo_sympy.metrics import StepMetrics
+from botgrpo_sympy.metrics import FEATURES, StepMetrics, prose_figures, prose_goals
 from botgrpo_sympy.params import AnswerParams, StepsParams
 from botgrpo_sympy.plugin import ANSWER, STEPS
 
 DATA = Path(__file__).resolve().parent.parent / "data"
+PROSE = Path(__file__).resolve().parent.parent / "tests" / "data" / "prose_corpus.jsonl"
+#: The params the README recommends for prose solutions.
+PROSE_PARAMS = {"step_split": "lines"}
 
 
 def _fmt(x: float) -> str:
@@ -66,6 +72,59 @@ def evaluate_steps(workers: int) -> None:
             f"| {_fmt(m.zero_rate())} | {_fmt(m.zero_rate(among_labelled_claims=True))} |"
         )
     print(f"\nworker errors: {errors}\n")
+
+
+def _pct(counts: tuple[int, int]) -> str:
+    hits, n = counts
+    return f"{hits}/{n} = {100 * hits / n:.1f}%" if n else "n/a"
+
+
+def evaluate_prose(workers: int) -> None:
+    records = [json.loads(line) for line in PROSE.read_text(encoding="utf-8").splitlines()]
+    samples = [
+        Sample(prompt=r["prompt"], completion="\n".join(x["text"] for x in r["lines"])) for r in records
+    ]
+    scorer = STEPS.make_scorer(StepsParams(workers=workers, **PROSE_PARAMS))
+    try:
+        results = scorer.score(samples)
+    finally:
+        scorer.close()
+    errors = [r["id"] for r, res in zip(records, results, strict=True) if isinstance(res, SampleError)]
+    ok = [(r, res) for r, res in zip(records, results, strict=True) if not isinstance(res, SampleError)]
+    fig = prose_figures([r for r, _ in ok], [[s.value for s in res] for _, res in ok])
+    print(f"### sympy.steps on the prose corpus ({len(records)} solutions, params {PROSE_PARAMS})\n")
+    print("| figure | measured | goal | met |")
+    print("|---|---|---|---|")
+    for what, counts, goal, met in prose_goals(fig):
+        print(f"| {what} | {_pct(counts)} | {goal} | {'yes' if met else 'NO'} |")
+    extra = [
+        ("competition clean solutions with any -1 span", fig.false_alarm_solutions("competition")),
+        ("correct answer lines scored -1", fig.rate(-1, kind="clean", label="correct", answer=True)),
+        ("wrong final answers (answer twins) scored -1", fig.rate(-1, kind="answer_twin", label="wrong")),
+        (
+            "grade-school correct step lines scored +1",
+            fig.rate(1, style="gsm8k", kind="clean", label="correct", answer=False),
+        ),
+        (
+            "competition correct step lines scored +1",
+            fig.rate(1, style="competition", kind="clean", label="correct", answer=False),
+        ),
+        ("lines without a claim scored -1", fig.rate(-1, kind="clean", label="none")),
+    ]
+    for what, counts in extra:
+        print(f"| {what} | {_pct(counts)} | | |")
+    print(f"\nworker errors: {len(errors)} {errors[:5]}\n")
+    print(
+        "Per cause (writing feature of the line): correct lines of clean solutions, corrupted lines of twins\n"
+    )
+    print("| feature | correct lines | scored -1 | scored +1 | corrupted lines | scored -1 |")
+    print("|---|---|---|---|---|---|")
+    for name in [*FEATURES, "plain"]:
+        bad, n = fig.rate(-1, kind="clean", label="correct", feature=name)
+        good, _ = fig.rate(1, kind="clean", label="correct", feature=name)
+        caught, m = fig.rate(-1, kind="step_twin", label="wrong", feature=name)
+        print(f"| {name} | {n} | {bad} | {_pct((good, n))} | {m} | {_pct((caught, m))} |")
+    print()
 
 
 def evaluate_answers(workers: int) -> None:
@@ -117,11 +176,13 @@ def evaluate_answers(workers: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--only", choices=["steps", "answers"])
+    parser.add_argument("--only", choices=["steps", "prose", "answers"])
     args = parser.parse_args()
-    if args.only != "answers":
+    if args.only in (None, "steps"):
         evaluate_steps(args.workers)
-    if args.only != "steps":
+    if args.only in (None, "prose"):
+        evaluate_prose(args.workers)
+    if args.only in (None, "answers"):
         evaluate_answers(args.workers)
 
 
