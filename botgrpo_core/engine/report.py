@@ -75,36 +75,46 @@ def write_plots(output_dir: Path, records: Sequence[Mapping[str, Any]]) -> list[
 
     train = [r for r in records if r.get("kind") == "train"]
     evals = [r for r in records if r.get("kind") == "eval"]
+    paths = []
+    for name, draw in (("training_curves.png", _draw_curves), ("advantages.png", _draw_advantages)):
+        fig = draw(plt, train, evals)
+        fig.tight_layout()
+        fig.savefig(output_dir / name, dpi=110)
+        plt.close(fig)
+        paths.append(str(output_dir / name))
+    return paths
 
-    def series(rows: Sequence[Mapping[str, Any]], key: str, smooth: int = 1) -> tuple[list[int], list[float]]:
-        pts = [(r["step"], r[key]) for r in rows if isinstance(r.get(key), (int, float))]
-        values = [p[1] for p in pts]
-        if smooth > 1:  # trailing moving average: per-step values of 8 prompts are noisy
-            values = [
-                sum(values[max(0, i - smooth + 1) : i + 1]) / (i - max(0, i - smooth + 1) + 1)
-                for i in range(len(values))
-            ]
-        return [p[0] for p in pts], values
 
+def _series(rows: Sequence[Mapping[str, Any]], key: str, smooth: int = 1) -> tuple[list[int], list[float]]:
+    """``(steps, values)`` of ``key``; ``smooth > 1``: trailing moving average (per-step values are noisy)."""
+    pts = [(r["step"], r[key]) for r in rows if isinstance(r.get(key), (int, float))]
+    values = [p[1] for p in pts]
+    if smooth > 1:
+        values = [
+            sum(values[max(0, i - smooth + 1) : i + 1]) / (i - max(0, i - smooth + 1) + 1)
+            for i in range(len(values))
+        ]
+    return [p[0] for p in pts], values
+
+
+def _draw_curves(plt: Any, train: Sequence[Mapping[str, Any]], evals: Sequence[Mapping[str, Any]]) -> Any:
     window = max(1, len(train) // 20)
-
     fig, axes = plt.subplots(2, 2, figsize=(11, 7.5))
     ax = axes[0, 0]
     for key, label in (("reward/token_mean", "mean token reward"), ("success_rate", "success rate")):
-        ax.plot(*series(train, key, window), label=label)
+        ax.plot(*_series(train, key, window), label=label)
     ax.set_title(f"rollouts (moving average of {window} steps)")
     ax = axes[0, 1]
     signal_keys = sorted({k for r in train for k in r if k.startswith("signals/") and k.endswith("/mean")})
     for key in signal_keys:
-        ax.plot(*series(train, key, window), label=key.split("/")[1])
+        ax.plot(*_series(train, key, window), label=key.split("/")[1])
     ax.set_title("signals (mean per rollout, moving average)")
     ax = axes[1, 0]
-    ax.plot(
-        *series(train, "groups/outcome_zero_spread_frac", window), label="outcomes all equal (no GRPO signal)"
-    )
-    ax.plot(
-        *series(train, "groups/zero_spread_frac", window), label="token rewards all equal (no BoT signal)"
-    )
+    for key, label in (
+        ("groups/outcome_zero_spread_frac", "outcomes all equal (no GRPO signal)"),
+        ("groups/zero_spread_frac", "token rewards all equal (no BoT signal)"),
+    ):
+        ax.plot(*_series(train, key, window), label=label)
     ax.set_ylim(-0.02, 1.02)
     ax.set_title("groups without spread")
     ax = axes[1, 1]
@@ -117,27 +127,20 @@ def write_plots(output_dir: Path, records: Sequence[Mapping[str, Any]]) -> list[
         }
     ) or sorted({k for r in evals for k in r if k.startswith("eval/") and k.endswith("/reward")})
     for key in eval_keys:
-        ax.plot(*series(evals, key), marker="o", label=key[len("eval/") :])
+        ax.plot(*_series(evals, key), marker="o", label=key[len("eval/") :])
     ax.set_title("held-out evaluation")
     for ax in axes.flat:
         ax.set_xlabel("step")
         ax.grid(alpha=0.3)
         if ax.get_legend_handles_labels()[0]:
             ax.legend(fontsize=8)
-    fig.tight_layout()
-    curves = output_dir / "training_curves.png"
-    fig.savefig(curves, dpi=110)
-    plt.close(fig)
+    return fig
 
+
+def _draw_advantages(plt: Any, train: Sequence[Mapping[str, Any]], evals: Sequence[Mapping[str, Any]]) -> Any:
     fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4))
-    for key in (
-        "advantages/mean",
-        "advantages/std",
-        "advantages/abs_mean",
-        "advantages/min",
-        "advantages/max",
-    ):
-        left.plot(*series(train, key), label=key.split("/")[1])
+    for key in ("mean", "std", "abs_mean", "min", "max"):
+        left.plot(*_series(train, f"advantages/{key}"), label=key)
     left.set_title("token advantages per batch")
     left.set_xlabel("step")
     left.legend(fontsize=8)
@@ -154,8 +157,4 @@ def write_plots(output_dir: Path, records: Sequence[Mapping[str, Any]]) -> list[
     right.set_xlabel("advantage")
     if hists:
         right.legend(fontsize=8)
-    fig.tight_layout()
-    adv = output_dir / "advantages.png"
-    fig.savefig(adv, dpi=110)
-    plt.close(fig)
-    return [str(curves), str(adv)]
+    return fig
