@@ -27,7 +27,12 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
+
+#: The plugin's test infrastructure (tiny judge, local server) lives with its tests, not in the package.
+TESTS = Path(__file__).resolve().parents[1] / "tests"
+sys.path.insert(0, str(TESTS))
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
@@ -57,12 +62,16 @@ def rollouts(count: int, seed: int = 0) -> list[Any]:
 
 @contextlib.contextmanager
 def served(folder: str, latency_s: float) -> Iterator[str]:
-    """Run ``python -m botgrpo_judge.server`` in its own process (as a real server would be); yields its URL."""
+    """Run ``python -m judge_testing.server`` in its own process (as a real server would be); yields its URL."""
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(TESTS), os.environ.get("PYTHONPATH")])),
+    }
     process = subprocess.Popen(
         [
             sys.executable,
             "-m",
-            "botgrpo_judge.server",
+            "judge_testing.server",
             "--model",
             folder,
             "--port",
@@ -72,6 +81,7 @@ def served(folder: str, latency_s: float) -> Iterator[str]:
         ],
         stdout=subprocess.PIPE,
         text=True,
+        env=env,
     )
     try:
         assert process.stdout is not None
@@ -106,9 +116,10 @@ def main(argv: list[str] | None = None) -> None:
     import torch
 
     torch.set_num_threads(1)
+    from judge_testing.tiny_judge import arithmetic_examples, build_tiny_judge, teach
+
     from botgrpo_judge.params import StepsParams
     from botgrpo_judge.scorer import JudgeScorer
-    from botgrpo_judge.tiny_judge import arithmetic_examples, build_tiny_judge, teach
 
     folder = tempfile.mkdtemp(prefix="judge-bench-")
     build_tiny_judge(folder, hidden_size=args.hidden, num_layers=args.layers, num_heads=4)

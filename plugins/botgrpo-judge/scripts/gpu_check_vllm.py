@@ -23,7 +23,11 @@ import random
 import sys
 import tempfile
 import time
+from pathlib import Path
 from typing import Any
+
+#: The plugin's test infrastructure (the tiny judge) lives with its tests, not in the package.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("HF_HUB_DISABLE_TELEMETRY", "1")
@@ -73,10 +77,10 @@ def main(argv: list[str] | None = None) -> int:
     tolerance = args.tolerance if args.tolerance is not None else (2e-4 if args.dtype == "float32" else 2e-2)
 
     import torch
+    from judge_testing.tiny_judge import arithmetic_examples, build_tiny_judge, teach
 
     from botgrpo_judge.params import OutcomeParams, StepsParams
     from botgrpo_judge.scorer import JudgeScorer
-    from botgrpo_judge.tiny_judge import arithmetic_examples, build_tiny_judge, teach
 
     device = "cuda" if torch.cuda.is_available() else "cpu"
     folder = tempfile.mkdtemp(prefix="judge-gpu-check-")

@@ -22,7 +22,7 @@ from judge_data import TAUGHT_ANSWER  # noqa: E402
 @pytest.fixture(scope="session")
 def judge_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A tiny judge, briefly taught to answer yes/no about sums (so P(yes), P(no) are large and vary)."""
-    from botgrpo_judge.tiny_judge import arithmetic_examples, build_tiny_judge, teach
+    from judge_testing.tiny_judge import arithmetic_examples, build_tiny_judge, teach
 
     path = build_tiny_judge(tmp_path_factory.mktemp("judge"))
     teach(path, arithmetic_examples(32), steps=30)
@@ -41,8 +41,9 @@ def judge(judge_dir: Path) -> tuple[Any, Any]:
 @pytest.fixture(scope="session")
 def taught_judge_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A tiny judge fine-tuned to answer every prompt with :data:`TAUGHT_ANSWER`."""
+    from judge_testing.tiny_judge import build_tiny_judge, teach_answer
+
     from botgrpo_judge import templates
-    from botgrpo_judge.tiny_judge import build_tiny_judge, teach_answer
 
     path = build_tiny_judge(tmp_path_factory.mktemp("taught"), seed=1)
     prompts = [

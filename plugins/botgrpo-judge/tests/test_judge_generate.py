@@ -13,12 +13,12 @@ from typing import Any
 import pytest
 import torch
 from judge_data import TAUGHT_ANSWER
+from judge_testing.server import serve
 
 from botgrpo_core.signals import Sample
 from botgrpo_judge import templates
 from botgrpo_judge.params import OutcomeParams, StepsParams
 from botgrpo_judge.scorer import JudgeScorer
-from botgrpo_judge.server import serve
 from botgrpo_judge.verdict import parse_step_verdicts, parse_verdict
 
 SAMPLES = [

@@ -16,12 +16,12 @@ from typing import Any
 import pytest
 import torch
 from judge_data import NO, SAMPLES, YES
+from judge_testing.server import JudgeServer
 
 from botgrpo_core.signals import Sample, SampleError
 from botgrpo_judge.backends.openai_http import OpenAIBackend, backoff_delay
 from botgrpo_judge.params import StepsParams
 from botgrpo_judge.scorer import JudgeScorer
-from botgrpo_judge.server import JudgeServer
 
 FAST = {"backoff_base_s": 0.001, "backoff_max_s": 0.002}
 

@@ -6,7 +6,7 @@ Concurrent requests are batched: a worker thread takes every request waiting in 
 one padded forward pass, as real inference servers do, so concurrency pays off.
 
 It exists so the ``openai`` backend is tested against a real server on loopback, and for trying a judge
-locally (``python -m botgrpo_judge.server --model DIR --port 8000``). :meth:`JudgeServer.add_fault` makes it
+locally (``cd plugins/botgrpo-judge/tests && python -m judge_testing.server --model DIR --port 8000``). :meth:`JudgeServer.add_fault` makes it
 misbehave on purpose: stall (hold the connection open without answering), answer 500 or 429, send
 malformed JSON or a 200 without logprobs, or close the connection without an answer.
 """
@@ -148,6 +148,7 @@ class _QuietHTTPServer(ThreadingHTTPServer):
     """A client that gave up (its timeout) closes the socket under a handler: not worth a traceback."""
 
     daemon_threads = True
+    request_queue_size = 128  # the default 5 drops SYNs under a client's 16 parallel connects (1 s retries)
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         import sys
@@ -430,7 +431,7 @@ def serve(model: Any, tokenizer: Any, **kwargs: Any) -> Iterator[JudgeServer]:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """``python -m botgrpo_judge.server --model DIR``: serve a local model until interrupted."""
+    """``python -m judge_testing.server --model DIR``: serve a local model until interrupted."""
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])

@@ -1,5 +1,7 @@
 """A tiny judge model built in code (tests, benchmark, GPU check): no downloads, seconds on one core.
 
+Test infrastructure: it uses the core's tiny-model builder (the engine), which the shipped plugin never imports.
+
 A byte-level BPE tokenizer trained on judge-style text (so `` yes``/`` no``/`` Yes``/`` No`` are single
 tokens) and a small Qwen2 from :mod:`botgrpo_core.engine.tiny`, saved to a folder that ``from_pretrained`` (and
 vLLM) load. :func:`teach_answer` fine-tunes it for a few seconds to answer every prompt with one fixed text,
