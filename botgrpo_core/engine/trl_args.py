@@ -53,12 +53,26 @@ def grpo_args(config: RunConfig, preset: Preset, output_dir: Path) -> Any:
     """``trl.GRPOConfig`` for the run (batch arithmetic checked, ``engine.trl_args`` merged)."""
     import dataclasses
 
-    import torch
     from trl import GRPOConfig
 
-    from botgrpo_core.engine.trl_algorithm import trl_algorithm_args
+    kwargs = _trl_kwargs(config, preset, output_dir)
+    known = {f.name for f in dataclasses.fields(GRPOConfig)}
+    # transformers >= 5 renamed gradient_checkpointing (TRL defaults the old name to True)
+    checkpointing = (
+        "activation_checkpointing" if "activation_checkpointing" in known else "gradient_checkpointing"
+    )
+    kwargs[checkpointing] = config.engine.gradient_checkpointing
+    kwargs.update(_user_trl_args(config.engine.trl_args, known, preset))
+    try:
+        return GRPOConfig(**kwargs)
+    except ValueError as exc:
+        raise TrainingSetupError(f"engine/training settings rejected by TRL: {exc}") from None
 
-    t, e = config.training, config.engine
+
+def per_device_batch(config: RunConfig) -> int:
+    """Rollouts per process and micro-batch: ``prompts_per_step x group_size`` split over processes x
+    ``gradient_accumulation_steps``, which must divide evenly (the message says what to change)."""
+    t = config.training
     rollouts = t.prompts_per_step * t.group_size
     per_device, rest = divmod(rollouts, world_size() * t.gradient_accumulation_steps)
     if rest or per_device == 0:
@@ -67,11 +81,29 @@ def grpo_args(config: RunConfig, preset: Preset, output_dir: Path) -> Any:
             f"{world_size()} process(es) x gradient_accumulation_steps {t.gradient_accumulation_steps}; "
             "change prompts_per_step so that it divides"
         )
+    return per_device
+
+
+def _use_cpu(config: RunConfig) -> bool:
+    """Whether the run trains on CPU (``engine.device``), checking that a requested GPU is there."""
+    import torch
+
+    e = config.engine
     use_cpu = e.device == "cpu" or (e.device == "auto" and not torch.cuda.is_available())
     if e.device == "cuda" and not torch.cuda.is_available():
         raise TrainingSetupError("engine.device is 'cuda' but no CUDA device is visible; use 'auto' or 'cpu'")
     if e.use_vllm and use_cpu:
         raise TrainingSetupError("engine.use_vllm needs a CUDA GPU; set engine.use_vllm: false on CPU")
+    return use_cpu
+
+
+def _trl_kwargs(config: RunConfig, preset: Preset, output_dir: Path) -> dict[str, Any]:
+    """The run file's training and engine sections as ``GRPOConfig`` keyword arguments."""
+    from botgrpo_core.engine.trl_algorithm import trl_algorithm_args
+
+    t, e = config.training, config.engine
+    per_device = per_device_batch(config)
+    use_cpu = _use_cpu(config)
     if e.use_vllm and e.vllm_mode == "colocate":
         single_process_distributed_env()
     kwargs: dict[str, Any] = {
@@ -109,26 +141,23 @@ def grpo_args(config: RunConfig, preset: Preset, output_dir: Path) -> Any:
     }
     if e.vllm_server_base_url:
         kwargs["vllm_server_base_url"] = e.vllm_server_base_url
-    known = {f.name for f in dataclasses.fields(GRPOConfig)}
-    # transformers >= 5 renamed gradient_checkpointing (TRL defaults the old name to True)
-    checkpointing = (
-        "activation_checkpointing" if "activation_checkpointing" in known else "gradient_checkpointing"
-    )
-    kwargs[checkpointing] = e.gradient_checkpointing
-    unknown = sorted(set(e.trl_args) - known)
+    return kwargs
+
+
+def _user_trl_args(trl_args: dict[str, Any], known: set[str], preset: Preset) -> dict[str, Any]:
+    """``engine.trl_args``, checked: real ``GRPOConfig`` fields, none that the algorithm preset sets."""
+    from botgrpo_core.engine.trl_algorithm import trl_algorithm_args
+
+    unknown = sorted(set(trl_args) - known)
     if unknown:
         raise TrainingSetupError(
             f"engine.trl_args: {', '.join(unknown)} is not a trl.GRPOConfig argument (TRL 1.16); remove it or "
             "check the spelling in TRL's GRPOConfig docs"
         )
-    managed = sorted(set(e.trl_args) & set(trl_algorithm_args(preset)))
+    managed = sorted(set(trl_args) & set(trl_algorithm_args(preset)))
     if managed:
         raise TrainingSetupError(
             f"engine.trl_args: {', '.join(managed)} is set by the algorithm preset; use the algorithm section "
             "(eps_low, eps_high, kl_coef, ratio_level, aggregation) instead"
         )
-    kwargs.update(e.trl_args)
-    try:
-        return GRPOConfig(**kwargs)
-    except ValueError as exc:
-        raise TrainingSetupError(f"engine/training settings rejected by TRL: {exc}") from None
+    return dict(trl_args)
