@@ -298,18 +298,49 @@ def align_spans(
     """
     import torch
 
+    if placement not in ("span", "last"):
+        raise ValueError(f"placement must be 'span' or 'last', got {placement!r}")
     B, T = offsets.shape[0], offsets.shape[1]
     out = torch.zeros(B, T, dtype=torch.float32)
-    counts = [len(row_spans) for row_spans in spans]
-    if not any(counts) or T == 0:
+    if not any(len(row_spans) for row_spans in spans) or T == 0:
         return out
+    row_t, start_t, end_t, value_t = _span_columns(spans, text_lengths)
+    first, stop, flat_start, flat_end = _token_ranges(offsets, text_lengths, row_t, start_t, end_t)
+    count = (stop - first).clamp(min=0)  # (S,) tokens each span touches
+    flat_out = out.view(-1)
+    if placement == "last":
+        hit = count > 0
+        flat_out.index_add_(0, (stop - 1)[hit], value_t[hit])
+        return out
+    # Expand every (span, token) pair: exact sums, no cumulative-sum round-off.
+    span_of_pair = torch.repeat_interleave(torch.arange(int(row_t.numel())), count)  # (P,)
+    pair_rank = torch.arange(span_of_pair.numel()) - torch.repeat_interleave(
+        torch.cumsum(count, 0) - count, count
+    )
+    token_of_pair = first[span_of_pair] + pair_rank
+    non_empty = (flat_end - flat_start)[token_of_pair] > 0  # empty-range tokens overlap nothing
+    flat_out.index_add_(0, token_of_pair[non_empty], value_t[span_of_pair][non_empty])
+    return out
+
+
+def _span_columns(
+    spans: Sequence[Sequence[Span]], text_lengths: Sequence[int]
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+    """All spans of the batch as ``(S,)`` columns: row, start, end, value (checked to fit their text).
+
+    A zero-width span ``[a, a)`` becomes ``[a, a + 1)``, or ``[a - 1, a)`` at the end of the text; one in
+    an empty text is dropped (it touches nothing).
+    """
+    import torch
+
+    counts = [len(row_spans) for row_spans in spans]
     tables = [
         row_spans.table if isinstance(row_spans, CheckedSpans) else span_table(row_spans)
         for row_spans in spans
         if row_spans
     ]
     table = np.concatenate(tables)  # (S, 3) float64: start, end, value
-    rows = np.repeat(np.arange(B), counts)  # (S,)
+    rows = np.repeat(np.arange(len(spans)), counts)  # (S,)
     lengths = np.asarray(text_lengths, dtype=np.int64)
     bad = misfit_spans(table, lengths[rows])
     if bad.any():
@@ -321,40 +352,33 @@ def align_spans(
     start_t, end_t = torch.from_numpy(table[:, 0]).long(), torch.from_numpy(table[:, 1]).long()
     value_t = torch.from_numpy(table[:, 2]).float()
     length_t = torch.from_numpy(lengths)[row_t]  # (S,)
-    # A zero-width span [a, a) counts as the character at a (the last one when a is the end).
     empty = start_t == end_t
     at_end = empty & (start_t == length_t)
     start_t = torch.where(at_end, start_t - 1, start_t)
     end_t = torch.where(empty & ~at_end, end_t + 1, end_t)
-    keep = start_t >= 0  # zero-width spans in an empty text touch nothing
-    row_t, start_t, end_t, value_t = row_t[keep], start_t[keep], end_t[keep], value_t[keep]
-    n_spans = int(row_t.numel())
+    keep = start_t >= 0
+    return row_t[keep], start_t[keep], end_t[keep], value_t[keep]
 
-    # Flatten rows into one sorted sequence: row r's offsets live in [r * big, (r + 1) * big).
+
+def _token_ranges(
+    offsets: torch.Tensor,
+    text_lengths: Sequence[int],
+    row_t: torch.Tensor,
+    start_t: torch.Tensor,
+    end_t: torch.Tensor,
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+    """Per span, the flat index of the first token it touches and one past the last (two searchsorted
+    calls over the batch flattened into one sorted sequence), plus the flat token starts and ends."""
+    import torch
+
+    B = offsets.shape[0]
+    # Row r's offsets live in [r * big, (r + 1) * big), so the flattened starts and ends are non-decreasing.
     big = int(max(max(text_lengths), int(offsets.max())) + 2)
     row_base = (torch.arange(B, dtype=torch.long) * big).unsqueeze(1)  # (B, 1)
     padding = offsets[..., 0] < 0  # (B, T)
-    tok_start = torch.where(padding, big - 1, offsets[..., 0]) + row_base  # (B, T), non-decreasing
-    tok_end = torch.where(padding, big - 1, offsets[..., 1]) + row_base
-    flat_start, flat_end = tok_start.reshape(-1), tok_end.reshape(-1)
+    flat_start = (torch.where(padding, big - 1, offsets[..., 0]) + row_base).reshape(-1)
+    flat_end = (torch.where(padding, big - 1, offsets[..., 1]) + row_base).reshape(-1)
     base = row_t * big
     first = torch.searchsorted(flat_end, start_t + base, right=True)  # first token with end > start
     stop = torch.searchsorted(flat_start, end_t + base, right=False)  # first token with start >= end
-    count = (stop - first).clamp(min=0)  # (S,) tokens each span touches
-
-    flat_out = out.view(-1)
-    if placement == "last":
-        hit = count > 0
-        flat_out.index_add_(0, (stop - 1)[hit], value_t[hit])
-        return out
-    if placement != "span":
-        raise ValueError(f"placement must be 'span' or 'last', got {placement!r}")
-    # Expand every (span, token) pair: exact sums, no cumulative-sum round-off.
-    span_of_pair = torch.repeat_interleave(torch.arange(n_spans), count)  # (P,)
-    pair_rank = torch.arange(span_of_pair.numel()) - torch.repeat_interleave(
-        torch.cumsum(count, 0) - count, count
-    )
-    token_of_pair = first[span_of_pair] + pair_rank
-    non_empty = (flat_end - flat_start)[token_of_pair] > 0  # empty-range tokens overlap nothing
-    flat_out.index_add_(0, token_of_pair[non_empty], value_t[span_of_pair][non_empty])
-    return out
+    return first, stop, flat_start, flat_end
