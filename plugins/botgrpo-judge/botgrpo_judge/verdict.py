@@ -9,7 +9,8 @@ Formats understood, tried in this order (structured first, prose last):
 
 1. JSON anywhere in the text (bare or in a code fence): ``{"verdict": "correct"}``, ``{"score": 0.8}``,
    ``{"correct": true}``; for several steps ``[true, false]``, ``{"steps": [...]}``, ``{"1": "correct"}``,
-   ``[{"step": 1, "verdict": "correct"}, ...]``.
+   ``[{"step": 1, "verdict": "correct"}, ...]``. JSON nested deeper than :data:`MAX_JSON_DEPTH` levels is
+   skipped (bounded work, never a ``RecursionError``); ``NaN``/``Infinity`` are not JSON.
 2. Step lines (several steps): ``Step 3: incorrect``, ``**Step 3** - Correct``, ``step 3 is wrong``;
    the last parseable line of each step wins (summaries come after the reasoning).
 3. ``\\boxed{...}``: ``\\boxed{correct}``, ``\\boxed{1}``, ``\\boxed{\\text{yes}}``; for several steps a
@@ -22,13 +23,15 @@ Formats understood, tried in this order (structured first, prose last):
 
 from __future__ import annotations
 
-import json
 import math
-from collections.abc import Sequence
 from typing import Any
 
 import regex
 
+from botgrpo_judge.bounded_json import json_values_in
+
+#: Deepest JSON nesting read as a verdict (``{"steps": [{"step": 1, ...}]}`` is 3); bounds the work per `[`.
+MAX_JSON_DEPTH = 8
 POSITIVE = frozenset({"yes", "y", "correct", "right", "true", "valid", "pass", "passed", "✓", "✔", "✅"})
 NEGATIVE = frozenset(
     {"no", "n", "incorrect", "wrong", "false", "invalid", "fail", "failed", "✗", "✘", "❌", "error"}
@@ -117,26 +120,13 @@ def _phrase_value(text: str) -> float | None:
 
 
 def _json_candidates(text: str) -> list[Any]:
-    """Every JSON object or array that parses, from code fences first, then bare in the text."""
-    found: list[Any] = []
+    """Every JSON object or array that parses, from code fences first, then bare in the text.
+
+    Nesting deeper than :data:`MAX_JSON_DEPTH` is not a verdict: such a value is skipped, never decoded
+    (bounded work, no ``RecursionError``; see :mod:`botgrpo_judge.bounded_json`).
+    """
     chunks = [m.group(1) for m in _FENCE.finditer(text)] + [text]
-    decoder = json.JSONDecoder()
-    for chunk in chunks:
-        index = 0
-        while index < len(chunk):
-            positions = [p for p in (chunk.find("{", index), chunk.find("[", index)) if p >= 0]
-            if not positions:
-                break
-            start = min(positions)
-            try:
-                value, end = decoder.raw_decode(chunk, start)
-            except ValueError:
-                index = start + 1
-                continue
-            if isinstance(value, (dict, list)):
-                found.append(value)
-            index = end
-    return found
+    return [value for chunk in chunks for value in json_values_in(chunk, MAX_JSON_DEPTH)]
 
 
 def _json_single(value: Any, score_range: tuple[float, float]) -> float | None:
@@ -233,8 +223,3 @@ def parse_step_verdicts(
     if num_steps == 1:
         return [parse_verdict(text, score_range)]
     return out
-
-
-def count_unparsed(values: Sequence[float | None]) -> int:
-    """Number of ``None`` entries."""
-    return sum(1 for v in values if v is None)

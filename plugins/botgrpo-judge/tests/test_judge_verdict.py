@@ -81,3 +81,18 @@ def test_step_verdict_formats(text: str, expected: list[float | None]) -> None:
 def test_one_step_falls_back_to_single_parser() -> None:
     assert parse_step_verdicts("Yes.", 1) == [1.0]
     assert parse_step_verdicts("anything", 0) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["[" * 5000, "[" * 5000 + "]" * 5000, '{"verdict": ' * 20_000 + "null" + "}" * 20_000],
+    ids=["open-brackets", "deep-array", "deep-verdict"],
+)
+def test_deep_json_is_unparsed_not_recursion_error(text: str) -> None:
+    assert parse_verdict(text) is None
+    assert parse_step_verdicts(text, 3) == [None, None, None]
+
+
+def test_a_verdict_after_a_stray_bracket_or_too_deep_json_is_found() -> None:
+    assert parse_verdict('Step [2 is odd. [[[[[[[[[[1]]]]]]]]]] {"verdict": "wrong"}') == -1.0
+    assert parse_step_verdicts('[true, {"x": ' * 10 + "]" + ' {"steps": [true, false]}', 2) == [1.0, -1.0]
