@@ -7,6 +7,7 @@ part of the params (and so of the run's config dump).
 
 from __future__ import annotations
 
+import json
 import math
 from typing import Any, Literal
 
@@ -61,14 +62,44 @@ class OpenAIOptions(_Section):
         description="NAME of the environment variable holding the API key (the key itself never goes here)",
     )
     concurrency: int = Field(16, gt=0, description="requests in flight at once")
-    timeout_s: float = Field(60.0, gt=0, description="deadline of one request attempt, seconds")
+    timeout_s: float = Field(
+        60.0,
+        gt=0,
+        allow_inf_nan=False,
+        description="deadline of one request attempt (body included), seconds",
+    )
     max_retries: int = Field(
         4, ge=0, description="retries after a 429, 5xx, timeout, dropped connection or bad JSON"
     )
     backoff_base_s: float = Field(
-        0.5, ge=0, description="first retry waits about this long, doubling each time"
+        0.5, ge=0, allow_inf_nan=False, description="first retry waits about this long, doubling each time"
     )
-    backoff_max_s: float = Field(30.0, ge=0, description="longest wait between retries")
+    backoff_max_s: float = Field(30.0, ge=0, allow_inf_nan=False, description="longest wait between retries")
+    batch_timeout_s: float = Field(
+        600.0,
+        gt=0,
+        allow_inf_nan=False,
+        description="deadline of one batch's requests as a whole, retries included; requests still "
+        "running then are cancelled and their samples time out",
+    )
+    breaker_failures: int = Field(
+        5,
+        ge=0,
+        description="attempts in a row without an answer (timeout, failed connection) that open the circuit "
+        "breaker: the server is then not called for breaker_cooldown_s (0 turns the breaker off)",
+    )
+    breaker_cooldown_s: float = Field(
+        30.0,
+        gt=0,
+        allow_inf_nan=False,
+        description="how long an open circuit breaker refuses requests (their samples fail at once); "
+        "then one probe request decides",
+    )
+    max_response_bytes: int = Field(
+        1 << 20,
+        ge=1024,
+        description="longest answer read, in bytes; a longer one is cut off and its sample is an error",
+    )
     top_logprobs: int = Field(20, gt=0, description="top-k logprobs read at the verdict position")
     extra_body: dict[str, Any] = Field(
         default_factory=dict, description="extra JSON fields sent with every request"
@@ -80,6 +111,15 @@ class OpenAIOptions(_Section):
         if not url.startswith(("http://", "https://")):
             raise ValueError(f"openai.base_url must start with http:// or https://, got {url!r}")
         return url.rstrip("/")
+
+    @field_validator("extra_body")
+    @classmethod
+    def _plain_json(cls, body: dict[str, Any]) -> dict[str, Any]:
+        try:
+            json.dumps(body, allow_nan=False)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"openai.extra_body must be plain JSON (no NaN or Infinity): {exc}") from None
+        return body
 
 
 class JudgeParams(_Section):
@@ -200,7 +240,9 @@ class StepsParams(JudgeParams):
     generate_per: Literal["completion", "step"] = Field(
         "completion", description="generate: one judge answer per completion (Step k: lines) or per step"
     )
-    split_timeout_s: float = Field(1.0, gt=0, description="time limit of the split regex on one completion")
+    split_timeout_s: float = Field(
+        1.0, gt=0, allow_inf_nan=False, description="time limit of the split regex on one completion"
+    )
 
     @field_validator("pattern")
     @classmethod

@@ -43,11 +43,33 @@ def test_value_mapping_onto_range() -> None:
         ({"temperature": 0.1}, "Extra inputs are not permitted"),
         ({"openai": {"base_url": "localhost:8000"}}, "http://"),
         ({"yes_tokens": []}, "yes_tokens"),
+        ({"split_timeout_s": float("inf")}, "split_timeout_s"),
     ],
 )
 def test_mistakes_are_rejected(kwargs: dict, message: str) -> None:
     with pytest.raises(ValidationError, match=message):
         StepsParams(model="m", **kwargs)
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"timeout_s": float("inf")}, r"openai\.timeout_s\n.*finite number"),
+        ({"batch_timeout_s": float("inf")}, r"openai\.batch_timeout_s\n.*finite number"),
+        ({"batch_timeout_s": 0}, r"openai\.batch_timeout_s\n.*greater than 0"),
+        ({"breaker_failures": -1}, r"openai\.breaker_failures\n.*greater than or equal to 0"),
+        ({"breaker_cooldown_s": float("nan")}, r"openai\.breaker_cooldown_s\n.*finite number"),
+        ({"max_response_bytes": 10}, r"openai\.max_response_bytes\n.*greater than or equal to 1024"),
+        ({"backoff_max_s": float("inf")}, r"openai\.backoff_max_s\n.*finite number"),
+        ({"extra_body": {"seed": float("nan")}}, r"openai\.extra_body\n.*plain JSON"),
+    ],
+)
+def test_http_bounds_are_checked_and_named(options: dict, message: str) -> None:
+    with pytest.raises(ValidationError, match=message):
+        StepsParams(model="m", backend="openai", openai=options)
+    defaults = StepsParams(model="m").openai
+    assert defaults.batch_timeout_s == 600 and defaults.breaker_failures == 5
+    assert defaults.max_response_bytes == 1 << 20
 
 
 def test_secret_never_in_params() -> None:

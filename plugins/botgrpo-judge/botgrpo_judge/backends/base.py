@@ -13,6 +13,7 @@ limit) comes back as a :class:`~botgrpo_core.signals.SampleError` in that item's
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Protocol
 
@@ -51,23 +52,75 @@ class Backend(Protocol):
         ...
 
 
+#: Rounding slack: a logprob up to this much above 0 reads as 0; the reported probabilities may sum to
+#: at most ``1 + PROBABILITY_SLACK``.
+LOGPROB_SLACK = 1e-4
+PROBABILITY_SLACK = 1e-3
+
+
+class InvalidLogprobs(ValueError):
+    """A judge answer whose logprobs are not a probability distribution's (NaN, positive, strings...)."""
+
+
+def _shown(value: Any) -> str:
+    """A short ``repr`` for an error message (an int too long for ``repr`` is named by its type)."""
+    try:
+        text = repr(value)
+    except ValueError:
+        return f"<{type(value).__name__}>"
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def checked_logprob(value: Any) -> float:
+    """``value`` as a logprob in ``[-inf, 0]``; a real number at most :data:`LOGPROB_SLACK` above 0.
+
+    :raises InvalidLogprobs: a string, a bool, NaN, +Infinity, a positive number (``1000`` would
+        overflow ``exp``), or anything else that is not a number.
+    """
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise InvalidLogprobs(f"logprob {_shown(value)} is not a number")
+    if not value <= LOGPROB_SLACK:  # NaN compares false
+        raise InvalidLogprobs(f"logprob {_shown(value)} is not <= 0 (NaN, positive or +Infinity)")
+    if isinstance(value, int) and value < -(10**6):  # float() of a huge int overflows
+        return -math.inf
+    return min(float(value), 0.0)
+
+
 def _logprob_of(entry: Any) -> float:
-    """A float logprob from a float, a vLLM ``Logprob`` object or an OpenAI ``{"logprob": x}`` dict."""
+    """A checked logprob from a float, a vLLM ``Logprob`` object or an OpenAI ``{"logprob": x}`` dict."""
     if isinstance(entry, Mapping):
-        return float(entry["logprob"])
-    value = getattr(entry, "logprob", entry)
-    return float(value)
+        if "logprob" not in entry:
+            raise InvalidLogprobs(f"top-logprob entry without 'logprob': {_shown(entry)}")
+        return checked_logprob(entry["logprob"])
+    return checked_logprob(getattr(entry, "logprob", entry))
+
+
+def yes_no_probs(pairs: Iterable[tuple[Any, Any]], yes: Iterable[Any], no: Iterable[Any]) -> ProbPair:
+    """``(P(yes), P(no))`` from ``(token, logprob)`` pairs of a top-k table (token ids or texts).
+
+    Every logprob is checked (:func:`checked_logprob`), and so is the total: the reported
+    probabilities of distinct tokens cannot sum to more than 1. Tokens of a set missing from the
+    table count as probability 0 (they are outside the top k).
+
+    :raises InvalidLogprobs: an entry is not a logprob, or the table sums to more than 1.
+    """
+    yes_set, no_set = set(yes), set(no)
+    p_yes = p_no = total = 0.0
+    for token, entry in pairs:
+        probability = math.exp(_logprob_of(entry))
+        total += probability
+        if token in yes_set:
+            p_yes += probability
+        if token in no_set:
+            p_no += probability
+    if total > 1.0 + PROBABILITY_SLACK:
+        raise InvalidLogprobs(f"the top logprobs sum to probability {total:.6g} > 1")
+    return p_yes, p_no
 
 
 def probs_from_logprobs(top: Mapping[Any, Any], yes: Iterable[Any], no: Iterable[Any]) -> ProbPair:
-    """``(P(yes), P(no))`` from a top-k logprob table keyed by token id or token text.
-
-    Tokens of a set missing from the table count as probability 0 (they are outside the top k).
-    """
-    yes_set, no_set = set(yes), set(no)
-    p_yes = sum(math.exp(_logprob_of(v)) for k, v in top.items() if k in yes_set)
-    p_no = sum(math.exp(_logprob_of(v)) for k, v in top.items() if k in no_set)
-    return p_yes, p_no
+    """``(P(yes), P(no))`` from a top-k logprob table keyed by token id or token text (checked)."""
+    return yes_no_probs(top.items(), yes, no)
 
 
 def resolve_token_ids(tokenizer: Any, words: Sequence[str], field: str) -> list[int]:

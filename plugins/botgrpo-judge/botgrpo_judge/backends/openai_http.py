@@ -6,10 +6,18 @@ prefix caching (vLLM, SGLang) shares the work of a completion's step prompts. ``
 greedy answer. ``chat: true`` uses ``/chat/completions`` with the prompt as one user message.
 
 Requests run on an asyncio loop in a private thread (so ``score`` works from any caller, event loop or not)
-with at most ``concurrency`` in flight. Each attempt has a hard deadline of ``timeout_s``; a 429, a 5xx, a
-timeout, a dropped connection or a malformed answer is retried up to ``max_retries`` times after an
-exponential backoff with jitter (``Retry-After`` is honoured up to ``backoff_max_s``). Other 4xx answers are
-not retried. A request that still fails becomes that sample's ``SampleError``; the batch goes on.
+with at most ``concurrency`` in flight. Each attempt has a hard deadline of ``timeout_s`` (body included);
+a 429, a 5xx, a timeout, a dropped connection or a malformed answer is retried up to ``max_retries``
+times after an exponential backoff with jitter (``Retry-After`` is honoured up to ``backoff_max_s``).
+Other 4xx answers, answers over ``max_response_bytes`` and answers with invalid logprobs are not
+retried. A request that still fails becomes that sample's ``SampleError``; the batch goes on.
+
+Bounds, so a dead or hostile server costs a bounded time and memory per batch: the batch as a whole
+has a deadline (``batch_timeout_s``: requests still running then are cancelled and their samples time
+out); a circuit breaker (:mod:`~botgrpo_judge.backends.breaker`) stops calling a server that gave no
+answer ``breaker_failures`` times in a row, for ``breaker_cooldown_s``; answers are streamed and cut at
+``max_response_bytes``, and parsed with bounded depth (:mod:`~botgrpo_judge.backends.openai_wire`).
+Each of these is counted in :meth:`OpenAIBackend.metrics` and logged once per batch.
 
 The API key is read from the environment variable named by ``api_key_env`` and kept only in the request
 headers: it is never part of the params, an error message, a log line or ``repr``.
@@ -19,27 +27,45 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import math
 import os
 import random
 import threading
 import weakref
 from collections import Counter
-from collections.abc import Awaitable, Callable, Coroutine, Sequence
+from collections.abc import Callable, Coroutine, Sequence
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import httpx
 
 from botgrpo_core.signals import SampleError
-from botgrpo_judge.backends.base import ProbPair, failure
+from botgrpo_judge.backends.base import InvalidLogprobs, ProbPair, failure, yes_no_probs
+from botgrpo_judge.backends.breaker import Admission, CircuitBreaker
+from botgrpo_judge.backends.openai_wire import (
+    Malformed,
+    TooLarge,
+    encode_body,
+    parse_answer,
+    read_capped,
+    text_of,
+    top_logprobs_of,
+)
 from botgrpo_judge.chains import Chain
 from botgrpo_judge.params import JudgeParams
 
 T = TypeVar("T")
+logger = logging.getLogger(__name__)
 
 
-class _Malformed(Exception):
-    """The server answered 200 with something that is not the expected JSON."""
+@dataclass(frozen=True)
+class _Retry:
+    """An attempt that failed in a way worth retrying."""
+
+    reason: str
+    message: str
+    retry_after: float | None = None
 
 
 class _LoopThread:
@@ -78,40 +104,11 @@ def backoff_delay(
     return delay
 
 
-def _retry_after(response: httpx.Response) -> float | None:
+def _retry_after(headers: httpx.Headers) -> float | None:
     try:
-        return float(response.headers.get("retry-after", ""))
+        return float(headers.get("retry-after", ""))
     except ValueError:
         return None
-
-
-def top_logprobs_of(data: Any, chat: bool) -> list[tuple[str, float]]:
-    """``(token text, logprob)`` of the first generated token's top-k, from a completions or chat answer."""
-    try:
-        logprobs = data["choices"][0]["logprobs"]
-        if chat:
-            entries = logprobs["content"][0]["top_logprobs"]
-            pairs = [(str(e["token"]), float(e["logprob"])) for e in entries]
-        else:
-            table = logprobs["top_logprobs"][0]
-            pairs = [(str(tok), float(lp)) for tok, lp in table.items()]
-    except (KeyError, IndexError, TypeError, AttributeError, ValueError) as exc:
-        raise _Malformed(f"no top logprobs in the answer ({type(exc).__name__}: {exc})") from exc
-    if not pairs:
-        raise _Malformed("empty top logprobs; does the server support logprobs?")
-    return pairs
-
-
-def text_of(data: Any, chat: bool) -> str:
-    """The generated text of a completions or chat answer."""
-    try:
-        choice = data["choices"][0]
-        text = choice["message"]["content"] if chat else choice["text"]
-    except (KeyError, IndexError, TypeError) as exc:
-        raise _Malformed(f"no generated text in the answer ({type(exc).__name__}: {exc})") from exc
-    if not isinstance(text, str):
-        raise _Malformed("the generated text is not a string")
-    return text
 
 
 class OpenAIBackend:
@@ -120,7 +117,8 @@ class OpenAIBackend:
     def __init__(self, params: JudgeParams) -> None:
         self.params = params
         opts = params.openai
-        headers = {"Content-Type": "application/json"}
+        # identity: answers are counted against max_response_bytes as they come, uncompressed
+        headers = {"Content-Type": "application/json", "Accept-Encoding": "identity"}
         if opts.api_key_env:
             key = os.environ.get(opts.api_key_env)
             if not key:
@@ -141,6 +139,8 @@ class OpenAIBackend:
         weakref.finalize(self, self._loop.stop)  # a scorer dropped without close() leaves no thread behind
         self._client: httpx.AsyncClient | None = None
         self._semaphore: asyncio.Semaphore | None = None
+        self._breaker = CircuitBreaker(opts.breaker_failures, opts.breaker_cooldown_s)
+        self._url = f"{opts.base_url}{self.path}"
 
     def __repr__(self) -> str:
         return f"OpenAIBackend({self.identity!r})"
@@ -178,69 +178,163 @@ class OpenAIBackend:
         return body
 
     async def _request(self, body: dict[str, Any], parse: Callable[[Any], T]) -> T | SampleError:
-        """POST with deadline, retries and backoff; the parsed answer, or a ``SampleError``."""
+        """POST with retries and backoff; the parsed answer, or a ``SampleError``. Never raises."""
         opts = self.params.openai
-        client, semaphore = await self._ensure_client()
-        reason, message = "error", ""
-        retry_after: float | None = None
-        for attempt in range(opts.max_retries + 1):
-            if attempt:
-                self._metrics["retries"] += 1
-                delay = backoff_delay(
-                    attempt - 1, opts.backoff_base_s, opts.backoff_max_s, self._rng, retry_after
-                )
-                await asyncio.sleep(delay)
-            retry_after = None
-            try:
-                async with semaphore:
-                    self._metrics["requests"] += 1
-                    response = await asyncio.wait_for(
-                        client.post(self.path, json=body, headers=self._headers), opts.timeout_s
+        try:
+            client, semaphore = await self._ensure_client()
+            payload, repaired = encode_body(body)
+            self._metrics["surrogates_replaced"] += int(repaired)
+            retry = _Retry("error", "not sent")
+            for attempt in range(opts.max_retries + 1):
+                if attempt:
+                    self._metrics["retries"] += 1
+                    await asyncio.sleep(
+                        backoff_delay(
+                            attempt - 1, opts.backoff_base_s, opts.backoff_max_s, self._rng, retry.retry_after
+                        )
                     )
-            except (TimeoutError, asyncio.TimeoutError, httpx.TimeoutException):
-                self._metrics["timeouts"] += 1
-                reason, message = "timeout", f"no answer within timeout_s={opts.timeout_s}"
-                continue
-            except httpx.TransportError as exc:
-                self._metrics["connection_errors"] += 1
-                reason, message = "error", f"connection failed ({type(exc).__name__})"
-                continue
-            status = response.status_code
-            if status == 429 or status >= 500:
-                self._metrics[f"http_{status}"] += 1
-                retry_after = _retry_after(response) if status == 429 else None
-                reason, message = "error", f"HTTP {status}"
-                continue
-            if status >= 400:
-                self._metrics[f"http_{status}"] += 1
-                return failure(
-                    f"judge server {opts.base_url}{self.path} answered HTTP {status}: {response.text[:300]!r}; "
-                    "check judge params.model and params.openai (not retried)"
-                )
-            try:
-                return parse(response.json())
-            except (ValueError, _Malformed) as exc:
-                self._metrics["malformed"] += 1
-                reason, message = "error", f"malformed answer ({exc})"
-                continue
+                async with semaphore:
+                    outcome = await self._attempt(client, payload, parse)
+                if not isinstance(outcome, _Retry):
+                    return outcome
+                retry = outcome
+        except Exception as exc:  # a bug or an unforeseen answer costs this sample, never the batch
+            self._metrics["unexpected_errors"] += 1
+            return failure(f"judge request to {self._url} failed unexpectedly: {exc!r}")
         self._metrics["failed"] += 1
         return failure(
-            f"judge request to {opts.base_url}{self.path} failed after {opts.max_retries + 1} attempts: {message}",
-            reason=reason,
+            f"judge request to {self._url} failed after {opts.max_retries + 1} attempts: {retry.message}",
+            reason=retry.reason,
         )
 
-    def _run_all(self, coros: Sequence[Awaitable[T]]) -> list[T]:
-        async def gather() -> list[T]:
-            return list(await asyncio.gather(*coros))
+    async def _attempt(
+        self, client: httpx.AsyncClient, payload: bytes, parse: Callable[[Any], T]
+    ) -> T | SampleError | _Retry:
+        """One attempt, if the circuit breaker lets it through: a result, a final failure, or a retry."""
+        opts = self.params.openai
+        admission = await self._breaker.admit()
+        if admission is Admission.REFUSED:
+            self._metrics["breaker_refused"] += 1
+            return failure(
+                f"judge server {self._url} not called: the circuit breaker is open after "
+                f"{opts.breaker_failures} attempts in a row without an answer; it retries after "
+                f"breaker_cooldown_s={opts.breaker_cooldown_s} (judge params.openai)"
+            )
+        self._metrics["requests"] += 1
+        try:
+            status, headers, raw = await asyncio.wait_for(self._exchange(client, payload), opts.timeout_s)
+        except (TimeoutError, asyncio.TimeoutError, httpx.TimeoutException):
+            self._breaker.failed(admission)
+            self._metrics["timeouts"] += 1
+            return _Retry("timeout", f"no answer within timeout_s={opts.timeout_s}")
+        except httpx.TransportError as exc:
+            self._breaker.failed(admission)
+            self._metrics["connection_errors"] += 1
+            return _Retry("error", f"connection failed ({type(exc).__name__})")
+        except TooLarge as exc:
+            self._breaker.answered(admission)
+            self._metrics["oversized"] += 1
+            return failure(f"judge server {self._url}: {exc} (judge params.openai; not retried)")
+        except httpx.HTTPError as exc:  # e.g. a body that does not decompress
+            self._breaker.answered(admission)
+            self._metrics["malformed"] += 1
+            return _Retry("error", f"malformed answer ({type(exc).__name__}: {exc})")
+        except BaseException:  # cancelled by the batch deadline (or a bug, reported by _request)
+            self._breaker.abandoned(admission)
+            raise
+        self._breaker.answered(admission)
+        return self._outcome(status, headers, raw, parse)
 
-        return self._loop.run(gather())
+    async def _exchange(self, client: httpx.AsyncClient, payload: bytes) -> tuple[int, httpx.Headers, bytes]:
+        """POST ``payload``; status, headers and the body (read up to ``max_response_bytes``)."""
+        async with client.stream("POST", self.path, content=payload, headers=self._headers) as response:
+            status = response.status_code
+            if status == 429 or status >= 500:  # retried: the body is not needed
+                return status, response.headers, b""
+            return (
+                status,
+                response.headers,
+                await read_capped(response, self.params.openai.max_response_bytes),
+            )
+
+    def _outcome(
+        self, status: int, headers: httpx.Headers, raw: bytes, parse: Callable[[Any], T]
+    ) -> T | SampleError | _Retry:
+        """What an HTTP answer means: a parsed result, a final failure, or a retry."""
+        if status == 429 or status >= 500:
+            self._metrics[f"http_{status}"] += 1
+            return _Retry("error", f"HTTP {status}", _retry_after(headers) if status == 429 else None)
+        if status >= 400:
+            self._metrics[f"http_{status}"] += 1
+            text = raw[:600].decode("utf-8", "replace")[:300]
+            return failure(
+                f"judge server {self._url} answered HTTP {status}: {text!r}; "
+                "check judge params.model and params.openai (not retried)"
+            )
+        try:
+            return parse(parse_answer(raw))
+        except InvalidLogprobs as exc:
+            self._metrics["invalid_logprobs"] += 1
+            return failure(f"judge server {self._url} answered invalid logprobs: {exc} (not retried)")
+        except (Malformed, ValueError, ArithmeticError) as exc:
+            self._metrics["malformed"] += 1
+            return _Retry("error", f"malformed answer ({exc})")
+
+    def _run_all(self, coros: Sequence[Coroutine[Any, Any, T | SampleError]]) -> list[T | SampleError]:
+        """Run a batch's requests under the batch deadline; requests still running then time out."""
+        deadline = self.params.openai.batch_timeout_s
+
+        async def bounded() -> list[T | SampleError]:
+            tasks = [asyncio.ensure_future(coro) for coro in coros]
+            if not tasks:
+                return []
+            _, pending = await asyncio.wait(tasks, timeout=deadline)
+            for task in pending:
+                task.cancel()
+            await asyncio.gather(*pending, return_exceptions=True)
+            message = (
+                f"judge batch deadline: batch_timeout_s={deadline} passed before this request to "
+                f"{self._url} finished (judge params.openai)"
+            )
+            results: list[T | SampleError] = []
+            for task in tasks:
+                if task.cancelled() or task.exception() is not None:
+                    self._metrics["deadline_cancelled"] += 1
+                    results.append(failure(message, reason="timeout"))
+                else:
+                    results.append(task.result())
+            return results
+
+        before = Counter(self._metrics)
+        results = self._loop.run(bounded())
+        self._log_fast_failures(before, len(results))
+        return results
+
+    def _log_fast_failures(self, before: Counter[str], requests: int) -> None:
+        """One warning per batch with the requests the deadline or the open circuit cost."""
+        cancelled = self._metrics["deadline_cancelled"] - before["deadline_cancelled"]
+        refused = self._metrics["breaker_refused"] - before["breaker_refused"]
+        if cancelled:
+            logger.warning(
+                "judge %s: %d of %d requests cut by batch_timeout_s=%s (their samples time out)",
+                self._url,
+                cancelled,
+                requests,
+                self.params.openai.batch_timeout_s,
+            )
+        if refused:
+            logger.warning(
+                "judge %s: %d attempts refused by the open circuit breaker (no answer %d times in a row; "
+                "cooldown %s s); their samples are errors",
+                self._url,
+                refused,
+                self.params.openai.breaker_failures,
+                self.params.openai.breaker_cooldown_s,
+            )
 
     # ------------------------------------------------------------------ backend API
     def _probs(self, data: Any) -> ProbPair:
-        pairs = top_logprobs_of(data, self.chat)
-        p_yes = sum(math.exp(lp) for tok, lp in pairs if tok in self._yes)
-        p_no = sum(math.exp(lp) for tok, lp in pairs if tok in self._no)
-        return p_yes, p_no
+        return yes_no_probs(top_logprobs_of(data, self.chat), self._yes, self._no)
 
     def next_token_probs(
         self, chains: Sequence[Chain], wanted: Sequence[set[int]] | None = None
@@ -274,7 +368,11 @@ class OpenAIBackend:
         )
 
     def metrics(self) -> dict[str, float]:
-        return {k: float(v) for k, v in self._metrics.items()}
+        """Counters: requests, retries, timeouts, deadline_cancelled, breaker_refused, breaker_opened,
+        oversized, malformed, invalid_logprobs, surrogates_replaced, http_<status>..."""
+        out = {k: float(v) for k, v in self._metrics.items()}
+        out["breaker_opened"] = float(self._breaker.times_opened)
+        return out
 
     def close(self) -> None:
         if self._client is not None:

@@ -131,7 +131,7 @@ class VLLMBackend:
             try:
                 table[k] = probs_from_logprobs(first_token_logprobs(result), self.yes_ids, self.no_ids)
             except Exception as exc:
-                out[i] = failure(f"vLLM answer without logprobs: {exc!r}")
+                out[i] = failure(f"vLLM answer without valid logprobs: {exc!r}")
         return out
 
     def generate(self, prompts: Sequence[str]) -> list[str | SampleError]:

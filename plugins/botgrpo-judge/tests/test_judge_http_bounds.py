@@ -1,0 +1,212 @@
+"""The HTTP judge's bounds against real misbehaving servers on 127.0.0.1 (no model needed).
+
+A server that accepts and never answers costs one batch deadline or a few attempts (circuit breaker),
+not requests x attempts x timeout / concurrency; oversized answers are cut at ``max_response_bytes``;
+invalid logprobs, deep JSON and NaN are that sample's error (never a silent -1/+1, never an exception
+out of ``score``); lone surrogates in a prompt are sent as U+FFFD. Each outcome is counted in the
+scorer's ``metrics()``. Timeouts here are a few tenths of a second.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from judge_testing.hostile import (
+    ScriptedServer,
+    SilentServer,
+    chat_answer,
+    completion_answer,
+    text_answer,
+)
+
+from botgrpo_core.signals import Sample, SampleError
+from botgrpo_judge.params import StepsParams
+from botgrpo_judge.scorer import JudgeScorer
+
+FAST = {"backoff_base_s": 0.001, "backoff_max_s": 0.002}
+#: Six steps in three samples (one step per line).
+SAMPLES = [
+    Sample("what is 1+1?", "1+1=2\nA: 2"),
+    Sample("what is 2+2?", "2+2=4\nA: 4"),
+    Sample("what is 3+3?", "3+3=6\nA: 6"),
+]
+GOOD = completion_answer('{" yes": -0.2231435513142097, " no": -1.6094379124341003}')  # P = 0.8, 0.2
+
+
+def run(url: str, samples: list[Sample] = SAMPLES, **options: Any) -> tuple[list[Any], dict[str, float]]:
+    """Score ``samples`` with ``judge.steps`` over HTTP; results and the scorer's metrics."""
+    extra = {k: options.pop(k) for k in ("mode", "chat") if k in options}
+    params = StepsParams(
+        model="judge", backend="openai", openai={"base_url": url, **FAST, **options}, **extra
+    )
+    scorer = JudgeScorer(params, "steps")
+    try:
+        return scorer.score(samples), scorer.metrics()
+    finally:
+        scorer.close()
+
+
+@pytest.fixture
+def scripted() -> Iterator[ScriptedServer]:
+    with ScriptedServer() as server:
+        yield server
+
+
+def test_silent_server_costs_one_deadline_not_every_retry(caplog: pytest.LogCaptureFixture) -> None:
+    # without the deadline: 6 requests x 5 attempts x 0.3 s / concurrency 2 = 4.5 s of waiting
+    caplog.set_level(logging.WARNING)
+    with SilentServer() as server:
+        start = time.perf_counter()
+        results, metrics = run(
+            server.url, timeout_s=0.3, max_retries=4, concurrency=2, breaker_failures=0, batch_timeout_s=0.5
+        )
+        elapsed = time.perf_counter() - start
+    assert elapsed < 2.0
+    assert all(isinstance(r, SampleError) and r.reason == "timeout" for r in results)
+    assert any("batch_timeout_s=0.5" in str(r) for r in results)
+    assert metrics["backend_deadline_cancelled"] >= 1
+    assert metrics["backend_requests"] < 6 * 5
+    assert metrics["samples_failed"] == 3
+    assert "cut by batch_timeout_s=0.5" in caplog.text
+
+
+def test_circuit_breaker_stops_calling_a_silent_server(caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.WARNING)
+    with SilentServer() as server:
+        start = time.perf_counter()
+        results, metrics = run(
+            server.url, timeout_s=0.2, max_retries=4, concurrency=1, breaker_failures=2, breaker_cooldown_s=60
+        )
+        elapsed = time.perf_counter() - start
+        accepted = server.accepted
+    # without the breaker: 6 requests x 5 attempts x 0.2 s = 6 s; with it, two attempts time out
+    assert elapsed < 1.5
+    assert all(isinstance(r, SampleError) for r in results)
+    assert metrics["backend_requests"] == 2 and metrics["backend_timeouts"] == 2
+    assert metrics["backend_breaker_opened"] == 1
+    assert metrics["backend_breaker_refused"] >= 4  # the 4 other requests, and the 2 retries
+    assert accepted <= 2
+    assert any("circuit breaker is open" in str(r) for r in results)
+    assert "refused by the open circuit breaker" in caplog.text
+
+
+def test_breaker_probes_after_the_cooldown_and_closes(scripted: ScriptedServer) -> None:
+    scripted.stall()
+    options = {"timeout_s": 0.2, "max_retries": 0, "concurrency": 6, "breaker_failures": 1}
+    params = StepsParams(
+        model="judge",
+        backend="openai",
+        openai={"base_url": scripted.url, **FAST, **options, "breaker_cooldown_s": 0.3},
+    )
+    scorer = JudgeScorer(params, "steps")
+    try:
+        first = scorer.score(SAMPLES[:1])
+        assert isinstance(first[0], SampleError)
+        refused = scorer.score(SAMPLES[1:2])  # within the cooldown: not sent
+        assert isinstance(refused[0], SampleError) and "circuit breaker is open" in str(refused[0])
+        sent = len(scripted.received)
+        scripted.reply(GOOD)
+        time.sleep(0.35)  # past the cooldown: one probe goes, the others wait for it
+        healthy = scorer.score(SAMPLES)
+        metrics = scorer.metrics()
+    finally:
+        scorer.close()
+    assert sent == 2  # the first sample's two steps, nothing while open
+    assert all(isinstance(r, list) and [s.value for s in r] == pytest.approx([0.6, 0.6]) for r in healthy)
+    assert metrics["backend_breaker_opened"] == 1
+
+
+@pytest.mark.parametrize("declare_length", [True, False])
+def test_oversized_answer_is_cut_at_the_cap(scripted: ScriptedServer, declare_length: bool) -> None:
+    size = 200 * 1024 * 1024
+    scripted.stream(size, declare_length=declare_length)
+    start = time.perf_counter()
+    results, metrics = run(scripted.url, SAMPLES[:1], max_response_bytes=64 * 1024, timeout_s=5)
+    assert time.perf_counter() - start < 5
+    assert isinstance(results[0], SampleError) and "max_response_bytes=65536" in str(results[0])
+    assert metrics["backend_oversized"] == 2 and metrics.get("backend_retries", 0) == 0  # not retried
+    assert scripted.bytes_sent < 64 * 1024 * 1024  # the client stopped reading long before 200 MB
+
+
+BAD_TABLES = {
+    "nan": '{" yes": NaN, " no": -1.0}',
+    "infinity": '{" yes": Infinity, " no": -1.0}',
+    "minus_infinity": '{" yes": -0.1, " no": -Infinity}',
+    "positive": '{" yes": 0.5, " no": -1.0}',
+    "thousand": '{" yes": 1000, " no": -1.0}',
+    "overflowing_float": '{" yes": 1e400, " no": -1.0}',
+    "huge_int": '{" yes": 1' + "0" * 400 + ', " no": -1.0}',
+    "string": '{" yes": "-0.5", " no": -1.0}',
+    "bool": '{" yes": true, " no": -1.0}',
+    "null": '{" yes": null, " no": -1.0}',
+    "sum_over_one": '{" yes": 0.0, " Yes": 0.0, " no": -1.0}',
+}
+
+
+@pytest.mark.parametrize("name", sorted(BAD_TABLES))
+def test_invalid_logprobs_are_that_samples_error(scripted: ScriptedServer, name: str) -> None:
+    scripted.reply(completion_answer(BAD_TABLES[name]))
+    results, metrics = run(scripted.url, SAMPLES[:1], max_retries=2)
+    failed = results[0]
+    assert isinstance(failed, SampleError), f"{name}: scored {failed!r}"
+    assert "logprob" in str(failed) or "malformed" in str(failed) or "JSON" in str(failed)
+    assert metrics["samples_failed"] == 1
+    # NaN / Infinity are not JSON (a malformed answer, retried); the rest are invalid logprobs, not retried
+    if name in ("nan", "infinity", "minus_infinity"):
+        assert metrics["backend_malformed"] == 2 * 3 and "not valid JSON" in str(failed)
+    else:
+        assert metrics["backend_invalid_logprobs"] == 2 and metrics.get("backend_retries", 0) == 0
+
+
+def test_invalid_chat_logprob_is_an_error(scripted: ScriptedServer) -> None:
+    scripted.reply(chat_answer('[{"token": " yes", "logprob": "high"}]'))
+    results, metrics = run(scripted.url, SAMPLES[:1], chat=True)
+    assert isinstance(results[0], SampleError) and "'high' is not a number" in str(results[0])
+    assert metrics["backend_invalid_logprobs"] == 2
+
+
+def test_valid_answer_with_rounding_slack_scores(scripted: ScriptedServer) -> None:
+    scripted.reply(completion_answer('{" yes": 1e-9, " no": -30}'))  # a server rounding log(1) up
+    results, _ = run(scripted.url, SAMPLES[:1])
+    spans = results[0]
+    assert isinstance(spans, list) and spans[0].value == pytest.approx(1 - math.exp(-30))
+
+
+def test_deep_json_answer_is_malformed_not_recursion(scripted: ScriptedServer) -> None:
+    scripted.reply(b'{"choices": ' + b"[" * 100_000 + b"]" * 100_000 + b"}")
+    results, metrics = run(scripted.url, SAMPLES[:1], max_retries=0)
+    assert isinstance(results[0], SampleError) and "deeper than 64" in str(results[0])
+    assert metrics["backend_malformed"] == 2
+
+
+@pytest.mark.parametrize(
+    "verdict",
+    ["[" * 5000, "[" * 5000 + "]" * 5000, '{"verdict": ' * 20_000, '{"a":' * 100_000],
+    ids=["open-brackets", "deep-array", "deep-objects", "many-objects"],
+)
+def test_pathological_verdicts_are_unparsed(scripted: ScriptedServer, verdict: str) -> None:
+    scripted.reply(text_answer(json.dumps(verdict)))
+    start = time.perf_counter()
+    results, metrics = run(scripted.url, SAMPLES[:1], mode="generate")
+    assert time.perf_counter() - start < 3
+    spans = results[0]
+    assert isinstance(spans, list) and [s.value for s in spans] == [0.0, 0.0]  # unparsed_value
+    assert all(s.meta is not None and s.meta["parsed"] is False for s in spans)
+    assert metrics["verdicts_unparsed"] == 2
+
+
+def test_lone_surrogates_are_sent_as_replacement_characters(scripted: ScriptedServer) -> None:
+    scripted.reply(GOOD)
+    samples = [Sample("what is \ud800 1+1?", "1+1=2 \udcff\nA: 2"), Sample("a pair \ud83d\ude00?", "ok")]
+    results, metrics = run(scripted.url, samples)
+    assert all(isinstance(r, list) and r for r in results)
+    prompts = [json.loads(body.decode("utf-8"))["prompt"] for body in scripted.received]  # valid UTF-8
+    assert any("what is \ufffd 1+1?" in p and "1+1=2 \ufffd" in p for p in prompts)
+    assert any("a pair \U0001f600?" in p for p in prompts)  # a split pair is joined again
+    assert metrics["backend_surrogates_replaced"] == len(scripted.received)
