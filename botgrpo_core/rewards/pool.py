@@ -18,7 +18,7 @@ import time
 import traceback
 from collections import deque
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
 from typing import Any
 
@@ -91,6 +91,21 @@ class _Worker:
     deadline: float = 0.0
     ready: bool = False  # sent its start-up message (initializer done)
     start_deadline: float = 0.0
+
+
+@dataclass
+class _Batch:
+    """One :meth:`WorkerPool.map` call: its items, results, the queue and how many are running."""
+
+    items: Sequence[Any]
+    timeout: float
+    results: list[Any] = field(init=False)
+    pending: deque[int] = field(init=False)
+    running: int = 0
+
+    def __post_init__(self) -> None:
+        self.results = [None] * len(self.items)
+        self.pending = deque(range(len(self.items)))
 
 
 class WorkerPool:
@@ -194,75 +209,77 @@ class WorkerPool:
     # -- public API -----------------------------------------------------------------------------
     def map(self, items: Sequence[Any], timeout_s: float | None = None) -> list[Any]:
         """Run ``fn`` on every item; see the class docstring for what each entry can be."""
-        timeout = self.timeout_s if timeout_s is None else timeout_s
-        results: list[Any] = [None] * len(items)
+        batch = _Batch(items, self.timeout_s if timeout_s is None else timeout_s)
         if not items:
-            return results
+            return batch.results
         with self._lock:
             self._ensure_started()
-            pending = deque(range(len(items)))
-            running = 0
-            while pending or running:
-                for index, worker in enumerate(self._workers):
-                    if worker.ready and worker.task is None and pending:
-                        task = pending.popleft()
-                        try:
-                            worker.conn.send((task, items[task]))
-                        except Exception as exc:
-                            if isinstance(exc, (BrokenPipeError, EOFError, OSError)):
-                                self._replace(index)
-                            results[task] = SampleError(f"item could not be sent to a worker: {exc!r}")
-                            continue
-                        worker.task, worker.deadline = task, time.monotonic() + timeout
-                        running += 1
+            while batch.pending or batch.running:
+                self._dispatch(batch)
                 busy = [w for w in self._workers if w.task is not None]
-                starting = [w for w in self._workers if not w.ready] if pending else []
+                starting = [w for w in self._workers if not w.ready] if batch.pending else []
                 if not busy and not starting:
                     continue
                 deadlines = [w.deadline for w in busy] + [w.start_deadline for w in starting]
                 wait_for = max(0.0, min(deadlines) - time.monotonic())
                 ready = set(wait([w.conn for w in busy + starting], timeout=wait_for))
-                now = time.monotonic()
-                for index, worker in enumerate(self._workers):
-                    if not worker.ready:
-                        # poll(): a replacement that started while no task was pending was not waited on
-                        if worker.conn in ready or worker.conn.poll():
-                            self._mark_ready(worker)
-                        elif now >= worker.start_deadline:
-                            self._kill(worker)
-                            raise RuntimeError(
-                                "WorkerPool: a replacement worker did not start (initializer hung?)"
-                            )
-                        continue
-                    task = worker.task
-                    if task is None:
-                        continue
-                    if worker.conn in ready:
-                        try:
-                            _, status, payload = worker.conn.recv()
-                        except (EOFError, OSError):
-                            worker.process.join(timeout=1)  # reap it so the exit code is known
-                            code = worker.process.exitcode
-                            reason = "memory" if code == -9 else "crash"
-                            results[task] = SampleError(f"worker died (exit code {code})", reason=reason)
-                            worker.task = None
-                            running -= 1
-                            self._replace(index)
-                            continue
-                        worker.task = None
-                        running -= 1
-                        if status == "ok":
-                            results[task] = payload
-                        else:
-                            results[task] = SampleError(payload, reason=status)
-                            if status == "memory":
-                                self._replace(index)
-                    elif now >= worker.deadline:
-                        results[task] = SampleError(f"timed out after {timeout:g} s", reason="timeout")
-                        worker.task = None
-                        running -= 1
-                        self._replace(index)
-        return results
+                self._collect(batch, ready, time.monotonic())
+        return batch.results
+
+    def _dispatch(self, batch: _Batch) -> None:
+        """Hand a pending item to every idle, ready worker."""
+        for index, worker in enumerate(self._workers):
+            if not (worker.ready and worker.task is None and batch.pending):
+                continue
+            task = batch.pending.popleft()
+            try:
+                worker.conn.send((task, batch.items[task]))
+            except Exception as exc:
+                if isinstance(exc, (BrokenPipeError, EOFError, OSError)):
+                    self._replace(index)
+                batch.results[task] = SampleError(f"item could not be sent to a worker: {exc!r}")
+                continue
+            worker.task, worker.deadline = task, time.monotonic() + batch.timeout
+            batch.running += 1
+
+    def _collect(self, batch: _Batch, ready: set[Any], now: float) -> None:
+        """Take the results of the workers in ``ready``; time out the late ones; start replacements."""
+        for index, worker in enumerate(self._workers):
+            if not worker.ready:
+                # poll(): a replacement that started while no task was pending was not waited on
+                if worker.conn in ready or worker.conn.poll():
+                    self._mark_ready(worker)
+                elif now >= worker.start_deadline:
+                    self._kill(worker)
+                    raise RuntimeError("WorkerPool: a replacement worker did not start (initializer hung?)")
+                continue
+            task = worker.task
+            if task is None:
+                continue
+            if worker.conn in ready:
+                batch.results[task] = self._receive(index, worker)
+            elif now >= worker.deadline:
+                batch.results[task] = SampleError(f"timed out after {batch.timeout:g} s", reason="timeout")
+                self._replace(index)
+            else:
+                continue
+            worker.task = None
+            batch.running -= 1
+
+    def _receive(self, index: int, worker: _Worker) -> Any:
+        """One finished task's result (or the error it became); a dead or over-memory worker is replaced."""
+        try:
+            _, status, payload = worker.conn.recv()
+        except (EOFError, OSError):
+            worker.process.join(timeout=1)  # reap it so the exit code is known
+            code = worker.process.exitcode
+            self._replace(index)
+            return SampleError(f"worker died (exit code {code})", reason="memory" if code == -9 else "crash")
+        if status == "ok":
+            return payload
+        if status == "memory":
+            self._replace(index)
+        return SampleError(payload, reason=status)
 
     def close(self) -> None:
         """Stop the workers (idempotent)."""
