@@ -88,36 +88,9 @@ def split_steps(
         pattern = compile_pattern(pattern)
     if mode in PATTERN_MODES and pattern is None:
         raise ValueError(f"split: {mode!r} needs a pattern (params.pattern)")
-    bounds: list[tuple[int, int]] = []
-    marker_starts: list[int] = []
-    if mode in ("markers", "auto"):
-        marker = pattern if pattern is not None else _DEFAULT_MARKER
-        marker_starts = [m.start() for m in marker.finditer(text, timeout=timeout_s) if m.end() > m.start()]
-        if mode == "auto":
-            mode = "markers" if marker_starts else "lines"
-    if mode == "lines":
-        bounds = [m.span() for m in _LINE.finditer(text)]
-    elif mode == "markers":
-        if not marker_starts:
-            bounds = [(0, len(text))]
-        else:
-            starts = [0, *marker_starts] if preamble and marker_starts[0] > 0 else marker_starts
-            bounds = list(zip(starts, [*starts[1:], len(text)]))
-    elif mode == "regex":
-        assert pattern is not None
-        group = "step" if "step" in pattern.groupindex else 0
-        bounds = [m.span(group) for m in pattern.finditer(text, timeout=timeout_s)]
-    elif mode == "separator":
-        assert pattern is not None
-        cuts = [m.span() for m in pattern.finditer(text, timeout=timeout_s)]
-        bounds = list(zip([0, *(end for _, end in cuts)], [*(start for start, _ in cuts), len(text)]))
-    else:
-        raise ValueError(
-            f"split mode must be 'auto', 'lines', 'markers', 'regex' or 'separator', got {mode!r}"
-        )
     steps: list[Step] = []
     last_end = 0
-    for raw_start, raw_end in bounds:
+    for raw_start, raw_end in _raw_bounds(text, mode, pattern, timeout_s, preamble):
         if raw_start < 0:
             continue  # the optional 'step' group did not take part in this match
         start, end = _trimmed(text, max(raw_start, last_end), raw_end)
@@ -128,3 +101,31 @@ def split_steps(
         if max_steps is not None and len(steps) >= max_steps:
             break
     return steps
+
+
+def _raw_bounds(
+    text: str, mode: str, pattern: regex.Pattern | None, timeout_s: float, preamble: bool
+) -> list[tuple[int, int]]:
+    """The untrimmed ``(start, end)`` of every step under ``mode`` (they may overlap or be blank)."""
+    marker_starts: list[int] = []
+    if mode in ("markers", "auto"):
+        marker = pattern if pattern is not None else _DEFAULT_MARKER
+        marker_starts = [m.start() for m in marker.finditer(text, timeout=timeout_s) if m.end() > m.start()]
+        if mode == "auto":
+            mode = "markers" if marker_starts else "lines"
+    if mode == "lines":
+        return [m.span() for m in _LINE.finditer(text)]
+    if mode == "markers":
+        if not marker_starts:
+            return [(0, len(text))]
+        starts = [0, *marker_starts] if preamble and marker_starts[0] > 0 else marker_starts
+        return list(zip(starts, [*starts[1:], len(text)]))
+    if mode == "regex":
+        assert pattern is not None
+        group = "step" if "step" in pattern.groupindex else 0
+        return [m.span(group) for m in pattern.finditer(text, timeout=timeout_s)]
+    if mode == "separator":
+        assert pattern is not None
+        cuts = [m.span() for m in pattern.finditer(text, timeout=timeout_s)]
+        return list(zip([0, *(end for _, end in cuts)], [*(start for start, _ in cuts), len(text)]))
+    raise ValueError(f"split mode must be 'auto', 'lines', 'markers', 'regex' or 'separator', got {mode!r}")
