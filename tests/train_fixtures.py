@@ -263,7 +263,6 @@ def dist_results(
     out: dict[str, Any] = {}
     for preset in ("bot-grpo", "grpo", "process"):  # moments gather, outcome path, (B, T) gather
         trainer.preset = PRESETS[preset]
-        trainer._options = dict(PRESETS[preset].estimator_options)
         adv, table, keep = trainer.token_advantages(mix.token_rewards, mix.mask, mix, success)
         out[preset] = {
             "advantages": adv,

@@ -28,13 +28,8 @@ import torch
 from trl import GRPOConfig, GRPOTrainer
 
 from botgrpo_core.config.presets import Preset
-from botgrpo_core.estimators.compute import compute_advantages, without_dropped_rollouts
-from botgrpo_core.estimators.moments import (
-    DEFAULT_EPS,
-    bot_advantages_from_stats,
-    group_stats_from_moments,
-    rollout_moments,
-)
+from botgrpo_core.estimators.gathered import gathered_advantages, group_keep
+from botgrpo_core.estimators.moments import group_stats_from_moments, rollout_moments
 from botgrpo_core.rewards.mixture import MixtureOutput, RewardMixture, make_samples
 
 if TYPE_CHECKING:
@@ -42,9 +37,6 @@ if TYPE_CHECKING:
 from botgrpo_core.engine.batches import _concat, _masked_mean, _pad_right, _prompt_text, _select
 from botgrpo_core.engine.trl_algorithm import check_trl_args
 
-#: Estimators whose statistics come from per-rollout moments (the (B, k) gather path).
-_POOLED = {"bot": "rollout", "token_pool": "token"}
-_OUTCOME = ("grpo", "dr_grpo")
 #: Columns of the per-rollout table exchanged between processes.
 _COLS = ("mean", "mean_sq", "length", "valid", "outcome", "success")
 
@@ -86,8 +78,6 @@ class BoTGRPOTrainer(GRPOTrainer):
         self.last_advantages: torch.Tensor | None = None  # valid-token advantages of the last batch (plots)
         self.log_fn = log_fn or (lambda message: print(message, file=sys.stderr, flush=True))
         self._warned: dict[str, int] = {}
-        options = dict(preset.estimator_options)
-        self._options = options
         super().__init__(model=model, reward_funcs=[self._make_reward_fn()], args=args, **kwargs)
         if dynamic_sampling_rounds and preset.dynamic_sampling:
             local = args.per_device_train_batch_size * args.steps_per_generation
@@ -200,66 +190,27 @@ class BoTGRPOTrainer(GRPOTrainer):
         ]
         columns += [self._signal_columns(mix)]
         local_table = torch.cat([c.to(device) for c in columns], dim=1)
-        table = self.accelerator.gather(
-            local_table
-        )  # (N, k): the only per-step exchange for pooled estimators
-        N = table.shape[0]
+        table = self.accelerator.gather(local_table)  # (N, k): the only exchange for moments estimators
         start = self.accelerator.process_index * B
-        group_all = torch.arange(N, device=device) // G
-        group_local = group_all[start : start + B]
-        num_groups = (N + G - 1) // G
-        name = self.preset.estimator
-        opts = dict(self._options)
-        if name in _POOLED:
-            group_local, group_all, num_groups = self._scope(opts, group_local, group_all, num_groups)
-            mean, std, _ = group_stats_from_moments(
-                table[:, :3], group_all, num_groups, std=opts.get("std", "bessel"), weighting=_POOLED[name]
-            )
-            adv = bot_advantages_from_stats(
-                rewards,
-                mask,
-                group_local,
-                mean,
-                std,
-                eps=opts.get("eps", DEFAULT_EPS),
-                keep=moments[:, 2] > 0,
-            )
-        elif name in _OUTCOME:
-            # The outcome estimators only see R_i = mean_t r[i, t]: run them on a (N, 1) "one token" batch.
-            outcome = table[:, 0:1].float()
-            present = table[:, 2:3] > 0
-            opts.setdefault("nan_policy", "mask")
-            row_adv = compute_advantages(name, outcome, present, group_ids=group_all, **opts)[
-                start : start + B
-            ]
-            adv = torch.where(mask, row_adv.to(rewards.dtype), 0.0)
-        else:
-            # Step-level and plugin estimators need every token: gather the padded (B, T) rewards.
+
+        def gather_tokens() -> tuple[torch.Tensor, torch.Tensor]:  # (N, T') for "tokens" estimators only
             padded = self.accelerator.pad_across_processes(rewards, dim=1, pad_index=0.0)
             padded_mask = self.accelerator.pad_across_processes(mask, dim=1, pad_index=False)
-            all_rewards = self.accelerator.gather(padded)
-            all_mask = self.accelerator.gather(padded_mask)
-            all_rewards, all_mask, opts = without_dropped_rollouts(name, all_rewards, all_mask, opts)
-            full = compute_advantages(name, all_rewards, all_mask, group_ids=group_all, **opts)
-            adv = full[start : start + B, : rewards.shape[1]]
-        adv = torch.nan_to_num(adv.float(), nan=0.0)
-        nonzero = (adv != 0).any(dim=1)
-        all_nonzero = self.accelerator.gather(nonzero).long()
-        per_group = torch.zeros(num_groups, dtype=torch.long, device=device)
-        per_group.index_add_(0, torch.arange(N, device=device) // G, all_nonzero)
-        keep_group = per_group[(torch.arange(B, device=device) + start) // G] > 0
-        return adv, table, keep_group
+            return self.accelerator.gather(padded), self.accelerator.gather(padded_mask)
 
-    @staticmethod
-    def _scope(
-        opts: dict[str, Any], group_local: torch.Tensor, group_all: torch.Tensor, num_groups: int
-    ) -> tuple[torch.Tensor, torch.Tensor, int]:
-        scope = opts.get("scope", "group")
-        if scope == "batch":
-            return torch.zeros_like(group_local), torch.zeros_like(group_all), 1
-        if scope != "group":
-            raise ValueError(f"algorithm.estimator_options.scope: {scope!r} is not one of group, batch")
-        return group_local, group_all, num_groups
+        adv = gathered_advantages(
+            self.preset.estimator,
+            self.preset.estimator_options,
+            table[:, :3],
+            rewards,
+            mask,
+            start=start,
+            group_size=G,
+            gather_tokens=gather_tokens,
+        )
+        nonzero = self.accelerator.gather((adv != 0).any(dim=1))  # (N,)
+        keep_group = group_keep(nonzero, G)[start : start + B]
+        return adv, table, keep_group
 
     # ---- metrics ---------------------------------------------------------------------------------
     @staticmethod

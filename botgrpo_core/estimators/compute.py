@@ -10,13 +10,6 @@ from torch import Tensor
 
 from botgrpo_core.estimators.registry import EstimatorFn, _accepts, estimator_info, get_estimator
 
-"""``fn(token_rewards (B, T) float, mask (B, T) bool, group_index (B,) long, num_groups: int, **options)
--> (B, T)`` advantages, 0 on padding. Options are keyword-only and come from the run file."""
-"""Added to the group std before dividing (``A = (r - mu) / (std + eps)``). Small enough that a group
-with a real spread is normalised to unit variance to ~1e-6 relative; groups with no spread never reach
-the division (their advantage is exactly 0), so eps only guards near-degenerate spreads."""
-"""TRL 1.16 ``GRPOTrainer`` divides by ``std + 1e-4``; the ``grpo`` estimator uses the same default."""
-
 
 def without_dropped_rollouts(
     name: str, rewards: Tensor, mask: Tensor, options: dict[str, Any]
@@ -134,6 +127,15 @@ def _check_options(name: str, fn: EstimatorFn, options: dict[str, Any]) -> None:
             f"estimator {name!r} got unknown option(s) {', '.join(map(repr, unknown))}; "
             f"it accepts: {', '.join(accepted) or '(no options)'}"
         )
+
+
+def resolve_options(name: str, fn: EstimatorFn, options: dict[str, Any]) -> dict[str, Any]:
+    """``options`` with the defaults of ``fn``'s keyword-only parameters filled in (the defaults' one
+    home is the estimator's signature); unknown names are rejected as by :func:`compute_advantages`."""
+    _check_options(name, fn, options)
+    params = inspect.signature(fn).parameters.values()
+    defaults = {p.name: p.default for p in params if p.kind is p.KEYWORD_ONLY and p.default is not p.empty}
+    return {**defaults, **options}
 
 
 def _check_plugin_output(name: str, out: Any, m: Tensor) -> Tensor:

@@ -12,6 +12,9 @@ from torch import Tensor
 from botgrpo_core.estimators.options import _NAN_CHOICES, _STD_CHOICES, _bad_rows_error, _choice
 
 DEFAULT_EPS = 1e-6
+"""Added to the group std before dividing (``A = (r - mu) / (std + eps)``). Small enough that a group
+with a real spread is normalised to unit variance to ~1e-6 relative; groups with no spread never reach
+the division (their advantage is exactly 0), so eps only guards near-degenerate spreads."""
 
 # float64 rounding level of E[r^2] below which the cancellation E[r^2] - mu^2 is noise, not spread.
 _VAR_NOISE = 8 * torch.finfo(torch.float64).eps
@@ -154,14 +157,48 @@ def bot_advantages_from_stats(
         not alias ``token_rewards``).
     :returns: ``(B, T)`` in ``token_rewards``' dtype.
     """
-    r, m = token_rewards, mask
     gi = group_index.to(mean.device)
-    scale = torch.where(std > 0, 1.0 / (std + eps), 0.0)  # (G,) float64
-    row_scale = scale[gi]  # (B,)
+    scale = inverse_std(std, eps)[gi]  # (B,)
+    return affine_advantages(token_rewards, mask, scale, -mean[gi] * scale, keep=keep, out=out)
+
+
+def inverse_std(std: Tensor, eps: float) -> Tensor:
+    """``1 / (std + eps)``, exactly 0 where ``std == 0`` (no spread: the advantage is 0, not ``x / eps``)."""
+    return torch.where(std > 0, 1.0 / (std + eps), 0.0)
+
+
+def affine_advantages(
+    token_rewards: Tensor,
+    mask: Tensor,
+    scale: Tensor | None,
+    shift: Tensor,
+    *,
+    keep: Tensor | None = None,
+    out: Tensor | None = None,
+) -> Tensor:
+    """``A[i, t] = scale[i] * r[i, t] + shift[i]`` on valid tokens of kept rollouts, 0 elsewhere.
+
+    Every moments-based estimator ends here (see ``CoefficientsFn`` in the registry): ``bot`` with
+    ``scale = 1 / (std_g + eps)``, ``shift = -mu_g * scale``; ``grpo`` with ``scale = None`` (0: one
+    advantage per rollout), ``shift = A_i``.
+
+    :param token_rewards: ``(B, T)`` float; :param mask: ``(B, T)`` bool.
+    :param scale: ``(B,)`` or ``None`` (= 0), :param shift: ``(B,)`` per-rollout coefficients (float64).
+    :param keep: optional ``(B,)`` bool; rollouts with ``False`` get advantage 0 (pass
+        ``moments[:, 2] > 0`` to zero rollouts that ``nan_policy="mask"`` left out).
+    :param out: optional ``(B, T)`` buffer of ``token_rewards``' dtype to write the result into (it must
+        not alias ``token_rewards``).
+    :returns: ``(B, T)`` in ``token_rewards``' dtype.
+    """
+    r, m = token_rewards, mask
     if keep is not None:
-        row_scale = torch.where(keep, row_scale, 0.0)
-    s = row_scale.to(r.dtype)[:, None]  # (B, 1)
-    b = (-mean[gi] * row_scale).to(r.dtype)[:, None]  # (B, 1)
+        shift = torch.where(keep, shift, 0.0)
+    b = shift.to(r.dtype)[:, None]  # (B, 1)
+    if scale is None:  # one advantage per rollout: a single masked broadcast, r is never read
+        return torch.where(m, b, r.new_zeros(()), out=out)
+    if keep is not None:
+        scale = torch.where(keep, scale, 0.0)
+    s = scale.to(r.dtype)[:, None]  # (B, 1)
     # Two sweeps over (B, T) and one buffer: r * s + b in one fused op, then the mask in place.
     # Rounding: |error| <= ~ulp(|mu| * s), the same order as the rounding already in r itself.
     out = torch.addcmul(b, r, s, out=out)  # (B, T)

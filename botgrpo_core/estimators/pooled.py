@@ -1,56 +1,54 @@
-"""Bag-of-tokens estimators: ``bot`` (BoT-GRPO, 1/L token weights) and ``token_pool`` (the no-1/L ablation)."""
+"""Bag-of-tokens estimators: ``bot`` (BoT-GRPO, 1/L token weights) and ``token_pool`` (the no-1/L ablation).
+
+Each is its coefficients from the per-rollout moments (``bot_coefficients``, ``token_pool_coefficients``)
+run through :func:`~botgrpo_core.estimators.gathered.estimate`; a distributed trainer runs the same
+coefficients on the gathered moments (:func:`~botgrpo_core.estimators.gathered.gathered_advantages`).
+"""
 
 from __future__ import annotations
 
 import torch
 from torch import Tensor
 
-from botgrpo_core.estimators.moments import (
-    DEFAULT_EPS,
-    _rollout_moments,
-    bot_advantages_from_stats,
-    group_stats_from_moments,
-)
-from botgrpo_core.estimators.options import _NAN_CHOICES, _SCOPE_CHOICES, _STD_CHOICES, _choice, _positive
-
-# --------------------------------------------------------------------------------------------------
-# Built-in estimators
-# --------------------------------------------------------------------------------------------------
+from botgrpo_core.estimators.gathered import estimate
+from botgrpo_core.estimators.moments import DEFAULT_EPS, group_stats_from_moments, inverse_std
+from botgrpo_core.estimators.options import _SCOPE_CHOICES, _STD_CHOICES, _choice, _positive
 
 
-def _scoped(scope: str, group_index: Tensor, num_groups: int) -> tuple[Tensor, int]:
-    if scope == "batch":
-        return torch.zeros_like(group_index), 1
-    return group_index, num_groups
-
-
-def _pooled(
+def _pooled_coefficients(
     name: str,
     weighting: str,
-    token_rewards: Tensor,
-    mask: Tensor,
+    moments: Tensor,
     group_index: Tensor,
     num_groups: int,
     std: str,
     eps: float,
     scope: str,
-    nan_policy: str,
-) -> Tensor:
+) -> tuple[Tensor, Tensor]:
+    """``scale = 1 / (std_g + eps)``, ``shift = -mu_g * scale`` per rollout: ``A = (r - mu_g) / (std_g + eps)``."""
     _choice(name, "std", std, _STD_CHOICES)
     _choice(name, "scope", scope, _SCOPE_CHOICES)
-    _choice(name, "nan_policy", nan_policy, _NAN_CHOICES)
     _positive(name, "eps", eps, allow_zero=True)
-    group_index, num_groups = _scoped(scope, group_index, num_groups)
-    buffer = torch.empty_like(token_rewards)  # the moments' scratch, then the result: one (B, T) allocation
-    try:
-        moments = _rollout_moments(token_rewards, mask, nan_policy, buffer)  # (B, 3)
-    except ValueError as err:
-        raise ValueError(f"estimator {name!r}: {err}") from None
+    if scope == "batch":  # the whole batch is one group
+        group_index, num_groups = torch.zeros_like(group_index), 1
     mean, sd, _ = group_stats_from_moments(moments, group_index, num_groups, std=std, weighting=weighting)
-    keep = (moments[:, 2] > 0) if nan_policy == "mask" else None
-    return bot_advantages_from_stats(
-        token_rewards, mask, group_index, mean, sd, eps=eps, keep=keep, out=buffer
-    )
+    gi = group_index.to(mean.device)
+    scale = inverse_std(sd, eps)[gi]  # (N,)
+    return scale, -mean[gi] * scale
+
+
+def bot_coefficients(
+    moments: Tensor, group_index: Tensor, num_groups: int, *, std: str, eps: float, scope: str
+) -> tuple[Tensor, Tensor]:
+    """``bot``'s ``CoefficientsFn``: every non-empty rollout weighs 1 (token weight ``1 / L_i``)."""
+    return _pooled_coefficients("bot", "rollout", moments, group_index, num_groups, std, eps, scope)
+
+
+def token_pool_coefficients(
+    moments: Tensor, group_index: Tensor, num_groups: int, *, std: str, eps: float, scope: str
+) -> tuple[Tensor, Tensor]:
+    """``token_pool``'s ``CoefficientsFn``: every valid token weighs 1."""
+    return _pooled_coefficients("token_pool", "token", moments, group_index, num_groups, std, eps, scope)
 
 
 def bot(
@@ -70,8 +68,17 @@ def bot(
     (times ``n / (n - 1)`` under ``std="bessel"``), ``A = (r - mu_g) / (sqrt(var_g) + eps)``.
     ``scope="batch"`` pools the whole batch as one group.
     """
-    return _pooled(
-        "bot", "rollout", token_rewards, mask, group_index, num_groups, std, eps, scope, nan_policy
+    return estimate(
+        "bot",
+        bot_coefficients,
+        token_rewards,
+        mask,
+        group_index,
+        num_groups,
+        nan_policy,
+        std=std,
+        eps=eps,
+        scope=scope,
     )
 
 
@@ -87,6 +94,15 @@ def token_pool(
     nan_policy: str = "raise",
 ) -> Tensor:
     """Ablation: like ``bot`` but every valid token weighs 1 (no ``1 / L``), so long rollouts dominate."""
-    return _pooled(
-        "token_pool", "token", token_rewards, mask, group_index, num_groups, std, eps, scope, nan_policy
+    return estimate(
+        "token_pool",
+        token_pool_coefficients,
+        token_rewards,
+        mask,
+        group_index,
+        num_groups,
+        nan_policy,
+        std=std,
+        eps=eps,
+        scope=scope,
     )

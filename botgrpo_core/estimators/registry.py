@@ -20,6 +20,14 @@ EstimatorFn = Callable[..., "Tensor"]
 """``fn(token_rewards (B, T) float, mask (B, T) bool, group_index (B,) long, num_groups: int, **options)
 -> (B, T)`` advantages, 0 on padding. Options are keyword-only and come from the run file."""
 
+CoefficientsFn = Callable[..., "tuple[Tensor | None, Tensor]"]
+"""``coefficients(moments (N, 3) float64, group_index (N,) long, num_groups: int, **options)
+-> (scale (N,) | None, shift (N,))`` float64: an estimator whose advantage is affine in the token reward
+per rollout, ``A[i, t] = scale[i] * r[i, t] + shift[i]``, with the coefficients computed from the
+per-rollout moments ``[mean_t r, mean_t r^2, L]`` alone (``bot``: ``scale = 1 / (std_g + eps)``,
+``shift = -mu_g * scale``; ``grpo``: ``scale = None``, i.e. 0, ``shift = A_i``). The options are the
+estimator's own, without ``nan_policy`` (which acts on the moments, before this function)."""
+
 Statistics = Literal["moments", "outcome", "tokens"]
 """What an estimator's group statistics need from each rollout, which decides what a distributed trainer
 gathers: ``"moments"`` the ``(B, 3)`` token moments (bag-of-tokens estimators), ``"outcome"`` only the
@@ -35,15 +43,26 @@ class EstimatorInfo:
     target: EstimatorFn | str  # the function, or "module:attribute" for a built-in (imported on first use)
     outcome_level: bool = False  # one advantage per rollout (fits a sequence-level ratio)
     statistics: Statistics = "tokens"
-    weighting: Literal["rollout", "token"] | None = None  # "moments" estimators: each rollout's total weight
+    coefficients: CoefficientsFn | str | None = None  # "moments"/"outcome" estimators (see CoefficientsFn)
     builtin: bool = False  # built-ins are trusted to return float32, 0 on padding
 
     @property
     def fn(self) -> EstimatorFn:
-        if callable(self.target):
-            return self.target
-        module, attr = self.target.split(":")
-        return getattr(importlib.import_module(module), attr)
+        return _load(self.target)
+
+    @property
+    def coefficients_fn(self) -> CoefficientsFn:
+        """The estimator's :data:`CoefficientsFn`; only ``"moments"`` and ``"outcome"`` estimators have one."""
+        if self.coefficients is None:
+            raise ValueError(f"estimator {self.name!r} needs every token reward (statistics='tokens')")
+        return _load(self.coefficients)
+
+
+def _load(target: Callable[..., Any] | str) -> Any:
+    if callable(target):
+        return target
+    module, attr = target.split(":")
+    return getattr(importlib.import_module(module), attr)
 
 
 _BUILTINS = "botgrpo_core.estimators"
@@ -51,20 +70,34 @@ _REGISTRY: dict[str, EstimatorInfo] = {
     info.name: info
     for info in (
         EstimatorInfo(
-            "bot", f"{_BUILTINS}.pooled:bot", statistics="moments", weighting="rollout", builtin=True
+            "bot",
+            f"{_BUILTINS}.pooled:bot",
+            statistics="moments",
+            coefficients=f"{_BUILTINS}.pooled:bot_coefficients",
+            builtin=True,
         ),
         EstimatorInfo(
             "token_pool",
             f"{_BUILTINS}.pooled:token_pool",
             statistics="moments",
-            weighting="token",
+            coefficients=f"{_BUILTINS}.pooled:token_pool_coefficients",
             builtin=True,
         ),
         EstimatorInfo(
-            "grpo", f"{_BUILTINS}.outcome:grpo", outcome_level=True, statistics="outcome", builtin=True
+            "grpo",
+            f"{_BUILTINS}.outcome:grpo",
+            outcome_level=True,
+            statistics="outcome",
+            coefficients=f"{_BUILTINS}.outcome:grpo_coefficients",
+            builtin=True,
         ),
         EstimatorInfo(
-            "dr_grpo", f"{_BUILTINS}.outcome:dr_grpo", outcome_level=True, statistics="outcome", builtin=True
+            "dr_grpo",
+            f"{_BUILTINS}.outcome:dr_grpo",
+            outcome_level=True,
+            statistics="outcome",
+            coefficients=f"{_BUILTINS}.outcome:dr_grpo_coefficients",
+            builtin=True,
         ),
         EstimatorInfo("process", f"{_BUILTINS}.stepwise:process", builtin=True),
         EstimatorInfo("pure", f"{_BUILTINS}.stepwise:pure", builtin=True),
