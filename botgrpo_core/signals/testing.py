@@ -98,72 +98,75 @@ def check_signal_contract(
     :param params: a params model instance or a mapping validated by ``spec.params_model``.
     :param allow_errors: accept ``SampleError`` results (for batches built to fail).
     """
-    problems: list[str] = []
     if params is None or isinstance(params, Mapping):
         params = spec.params_model.model_validate(dict(params or {}))
-    if spec.params_model.model_config.get("extra") != "forbid":
-        problems.append(f"{spec.params_model.__name__} should set model_config extra='forbid'")
+    problems = _static_problems(spec, params)
     try:
         low, high = spec.resolve_bounds(params)
     except Exception as exc:
         raise ContractViolation(f"{spec.name}: bounds: {exc}") from exc
-    for what, obj in (("make_scorer", spec.make_scorer), ("params", params)):
-        try:
-            pickle.dumps(obj)
-        except Exception as exc:
-            problems.append(f"{what} must be picklable (worker processes rebuild the scorer): {exc}")
-
-    scorer = spec.make_scorer(params)
-    first = list(scorer.score(list(samples)))
+    first = list(spec.make_scorer(params).score(list(samples)))
     second = list(spec.make_scorer(params).score(list(samples)))
     if len(first) != len(samples):
         raise ContractViolation(
             f"{spec.name}: score() returned {len(first)} results for {len(samples)} samples"
         )
-    tolerance = 1e-6 * max(1.0, abs(low), abs(high))
-
-    def in_bounds(v: float) -> bool:
-        return math.isfinite(v) and low - tolerance <= v <= high + tolerance
-
     for i, (result, sample) in enumerate(zip(first, samples)):
         where = f"{spec.name}: sample {i}"
         if isinstance(result, SampleError):
             if not allow_errors:
                 problems.append(f"{where}: SampleError {result} ({result.reason})")
             continue
-        if spec.kind == "global":
-            if isinstance(result, bool) or not isinstance(result, (int, float)):
-                problems.append(f"{where}: global result must be a float, got {type(result).__name__}")
-            elif not in_bounds(float(result)):
-                problems.append(f"{where}: value {result} outside bounds {(low, high)}")
-        elif isinstance(result, TokenValues):
-            if len(result.values) != len(sample.offsets):
-                problems.append(
-                    f"{where}: {len(result.values)} token values for {len(sample.offsets)} tokens"
-                )
-            problems += [
-                f"{where}: token value {v} outside bounds" for v in result.values if not in_bounds(float(v))
-            ]
-        elif isinstance(result, (list, tuple)):
-            for span in result:
-                if not isinstance(span, Span):
-                    problems.append(f"{where}: expected Span, got {type(span).__name__}")
-                    continue
-                problem = span_problem(span, len(sample.completion))
-                if problem:
-                    problems.append(f"{where}: {problem}")
-                elif not in_bounds(span.value):
-                    problems.append(f"{where}: span value {span.value} outside bounds {(low, high)}")
-        else:
-            problems.append(
-                f"{where}: local result must be a list of Span or TokenValues, got {type(result).__name__}"
-            )
+        problems += [f"{where}: {p}" for p in _result_problems(spec.kind, result, sample, (low, high))]
         other = second[i]
         if not isinstance(other, SampleError) and _comparable(result) != _comparable(other):
             problems.append(f"{where}: not deterministic ({result!r} then {other!r})")
     if problems:
         raise ContractViolation("\n".join(problems))
     return first
+
+
+def _static_problems(spec: SignalSpec, params: BaseModel) -> list[str]:
+    """What is wrong with the spec itself: a lax params model, unpicklable scorer factory or params."""
+    problems = []
+    if spec.params_model.model_config.get("extra") != "forbid":
+        problems.append(f"{spec.params_model.__name__} should set model_config extra='forbid'")
+    for what, obj in (("make_scorer", spec.make_scorer), ("params", params)):
+        try:
+            pickle.dumps(obj)
+        except Exception as exc:
+            problems.append(f"{what} must be picklable (worker processes rebuild the scorer): {exc}")
+    return problems
+
+
+def _result_problems(kind: str, result: Any, sample: Sample, bounds: tuple[float, float]) -> list[str]:
+    """What is wrong with one sample's (non-error) result: its type, its spans or its values' bounds."""
+    low, high = bounds
+    tolerance = 1e-6 * max(1.0, abs(low), abs(high))
+
+    def in_bounds(v: float) -> bool:
+        return math.isfinite(v) and low - tolerance <= v <= high + tolerance
+
+    if kind == "global":
+        if isinstance(result, bool) or not isinstance(result, (int, float)):
+            return [f"global result must be a float, got {type(result).__name__}"]
+        return [] if in_bounds(float(result)) else [f"value {result} outside bounds {bounds}"]
+    if isinstance(result, TokenValues):
+        problems = [f"token value {v} outside bounds" for v in result.values if not in_bounds(float(v))]
+        if len(result.values) != len(sample.offsets):
+            problems.insert(0, f"{len(result.values)} token values for {len(sample.offsets)} tokens")
+        return problems
+    if not isinstance(result, (list, tuple)):
+        return [f"local result must be a list of Span or TokenValues, got {type(result).__name__}"]
+    problems = []
+    for span in result:
+        if not isinstance(span, Span):
+            problems.append(f"expected Span, got {type(span).__name__}")
+        elif problem := span_problem(span, len(sample.completion)):
+            problems.append(problem)
+        elif not in_bounds(span.value):
+            problems.append(f"span value {span.value} outside bounds {bounds}")
+    return problems
 
 
 def _comparable(result: Any) -> Any:
