@@ -4,7 +4,9 @@ One Node process serves every request of a scorer, speaking JSON lines over pipe
 pipelined (a window of ``window`` in flight, esbuild compiles them concurrently). Each request has a
 deadline: when one passes it, the whole process group (node and esbuild's service child) is
 SIGKILLed and restarted, that request is answered with a ``timeout`` :class:`SampleError`, and the
-others that were in flight are sent again once. Pipes are non-blocking and multiplexed with
+others that were in flight are sent again once. When the process dies (including when esbuild's
+service child dies: the worker then exits, see ``worker.js``), it is restarted and the requests in
+flight are sent again, one at a time; one that kills it twice is answered with a ``crash``. Pipes are non-blocking and multiplexed with
 ``selectors``, so a worker stuck in a synchronous type check can never block the trainer on a write.
 """
 
@@ -190,7 +192,13 @@ class NodeWorker:
             proc = self._start()
 
         while pending or inflight:
-            while pending and len(inflight) < window and len(out) < (1 << 20):
+            # After a death, the requests that were in flight go again one at a time, so that the
+            # one that kills the process is the only one answered with a crash.
+            retrying = any(attempts[i] for i, _ in inflight.values()) or bool(
+                pending and attempts[pending[0]]
+            )
+            limit = 1 if retrying else window
+            while pending and len(inflight) < limit and len(out) < (1 << 20):
                 index = pending.popleft()
                 rid = self._next_id
                 self._next_id += 1

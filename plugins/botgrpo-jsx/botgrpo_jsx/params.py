@@ -61,6 +61,11 @@ class CompilesParams(CommonParams):
         30.0, gt=0, description="per-sample TypeScript check limit (typ. 0.1-1.5 s)"
     )
     node_memory_mb: int = Field(1024, gt=0, description="V8 heap limit of the Node worker")
+    max_nesting: int = Field(
+        2000,
+        gt=0,
+        description="code nested deeper (brackets, counted lexically) is not sent to esbuild: compiles -> 0",
+    )
 
 
 class SyntaxParams(CommonParams):

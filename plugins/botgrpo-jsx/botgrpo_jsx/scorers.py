@@ -14,6 +14,7 @@ from typing import Any
 
 from botgrpo_core.signals import Sample, SampleError, Span
 from botgrpo_jsx import nodeenv
+from botgrpo_jsx.bounds import bracket_depth
 from botgrpo_jsx.execution import Task, run_tasks
 from botgrpo_jsx.extract import TS_LANGUAGES, CodeView, extract_code
 from botgrpo_jsx.params import CompilesParams, RulesParams, SyntaxParams
@@ -146,9 +147,13 @@ class CompilesScorer:
         for s in samples:
             view = extract_code(s.completion, tuple(p.languages), p.block)
             # No code, or more than we agree to compile: not a compiling answer.
-            views.append(
-                view if view is not None and view.code.strip() and len(view.code) <= p.max_chars else None
-            )
+            if view is None or not view.code.strip() or len(view.code) > p.max_chars:
+                views.append(None)
+            elif bracket_depth(view.code) > p.max_nesting:
+                self.counts["too_deep"] += 1  # would overflow esbuild's parser stack (see bounds.py)
+                views.append(None)
+            else:
+                views.append(view)
         return views
 
     def _compile(self, views: dict[int, CodeView], loader: str) -> dict[int, Any]:

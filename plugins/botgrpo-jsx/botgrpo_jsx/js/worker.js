@@ -10,6 +10,11 @@
 // Spawning node per sample costs ~100x a request here, so the Python side keeps this process alive
 // and kills/restarts it only when a request exceeds its deadline. NODE_PATH points at the pinned
 // node_modules installed by `python -m botgrpo_jsx.setup`.
+//
+// esbuild's JS API runs its Go service as a child process; an input that overflows the service's
+// stack kills it, and the API then fails every later call ("The service is no longer running").
+// This worker exits (code 70) when that happens instead of answering, so the Python side restarts
+// the whole process and retries the requests that were in flight, one at a time.
 "use strict";
 
 const path = require("path");
@@ -23,6 +28,13 @@ let ts = null;
 let service = null;
 const files = new Map(); // virtual file name -> {text, version}
 
+const SERVICE_DEAD = /The service (was stopped|is no longer running)/;
+
+function serviceDied(err) {
+  process.stderr.write("esbuild's service died: " + err.message + "\n");
+  process.exit(70); // stdout is a pipe, written synchronously on POSIX: earlier replies are out
+}
+
 function reply(obj) {
   process.stdout.write(JSON.stringify(obj) + "\n");
 }
@@ -33,6 +45,7 @@ async function compile(req) {
     await esbuild.transform(req.code, { loader: req.loader || "tsx", jsx: "automatic", logLevel: "silent" });
     return { ok: true };
   } catch (err) {
+    if (SERVICE_DEAD.test(String(err && err.message))) serviceDied(err);
     const errors = (err.errors || []).map((e) => ({
       line: e.location ? e.location.line : 0,
       column: e.location ? e.location.column : 0,
