@@ -44,8 +44,9 @@ def test_formula_against_hand_computation(manager) -> None:
     assert out.token_rewards[1].tolist() == [0.0] * 2 + [0.0] * 8  # padded to T = 10, zero reward
     assert out.mask.sum(1).tolist() == [10, 2]
     assert out.outcome.tolist() == [2.0, 0.0]
-    assert out.metrics["signal/test.dot/mean"] == 0.5
-    assert out.metrics["signal/test.word/spans_per_sample"] == 0.5
+    assert out.metrics["signals/test.dot/mean"] == 0.5
+    assert out.metrics["signals/test.word/spans_per_sample"] == 0.5
+    assert "signals/test.dot/spans_per_sample" not in out.metrics  # a global signal has no spans
 
 
 def test_raising_scorer_costs_one_sample(manager) -> None:
@@ -54,7 +55,8 @@ def test_raising_scorer_costs_one_sample(manager) -> None:
     assert out.outcome.tolist() == [1.0, 0.0, 1.0]
     err = out.signals["test.dot"].results[1]
     assert isinstance(err, SampleError) and "boom in the scorer" in str(err)
-    assert out.metrics["signal/test.dot/error_frac"] == pytest.approx(1 / 3)
+    assert out.metrics["signals/test.dot/error_frac"] == pytest.approx(1 / 3)
+    assert out.metrics["signals/test.dot/mean"] == 1.0  # over the samples it did not fail on
 
 
 def test_nan_policy_drops_the_rollout(manager) -> None:
@@ -78,7 +80,7 @@ def test_hanging_scorer_is_killed_by_the_timeout(manager) -> None:
     ) as mix:
         out = mix.score_batch(fake_batch(["a.", "hang", "b."]))
         assert out.outcome.tolist() == [1.0, 0.0, 1.0]
-        assert out.metrics["signal/test.dot/timeout_frac"] == pytest.approx(1 / 3)
+        assert out.metrics["signals/test.dot/timeout_frac"] == pytest.approx(1 / 3)
         assert mix.score_batch(fake_batch(["c."])).outcome.tolist() == [1.0]  # the pool survived
 
 
@@ -118,20 +120,23 @@ def test_cache_reuses_identical_samples(manager) -> None:
     scorer = runner._scorer
     calls = scorer.calls
     out = mix.score_batch(fake_batch(["a.", "b", "new."]))
-    assert out.metrics["signal/test.dot/cache_hits"] == 2
+    assert out.metrics["signals/test.dot/cache_hit_frac"] == pytest.approx(2 / 3)
+    assert out.signals["test.dot"].cached == [True, True, False]
     assert scorer.calls == calls + 1  # only the new sample was scored
     rows_differ = mix.score_batch(fake_batch(["a."], rows={"answer": "x"}))
-    assert rows_differ.metrics["signal/test.dot/cache_hits"] == 0  # a different row is a different sample
+    assert (
+        rows_differ.metrics["signals/test.dot/cache_hit_frac"] == 0
+    )  # a different row is a different sample
     calls = scorer.calls
     repeated = mix.score_batch(fake_batch(["dup.", "dup.", "dup", "dup."]))
     assert repeated.outcome.tolist() == [1.0, 1.0, 0.0, 1.0]
-    assert repeated.metrics["signal/test.dot/cache_hits"] == 2 and scorer.calls == calls + 1
+    assert repeated.metrics["signals/test.dot/cache_hit_frac"] == 0.5 and scorer.calls == calls + 1
 
 
 def test_cache_off_scores_everything(manager) -> None:
     mix = _mixture(manager, [{"name": "test.dot", "cache": False}], beta=0.0)
     out = mix.score_batch(fake_batch(["a.", "a."]))
-    assert out.outcome.tolist() == [1.0, 1.0] and out.metrics["signal/test.dot/cache_hits"] == 0
+    assert out.outcome.tolist() == [1.0, 1.0] and out.metrics["signals/test.dot/cache_hit_frac"] == 0
 
 
 def test_make_samples_with_a_real_tokenizer() -> None:
@@ -148,9 +153,66 @@ def test_make_samples_with_a_real_tokenizer() -> None:
 def test_scorer_metrics_are_merged(manager) -> None:
     mix = _mixture(manager, [{"name": "test.dot"}], beta=0.0)
     mix.score_batch(fake_batch(["a."]))
-    mix.runners[0]._scorer.metrics = lambda: {"test.dot/calls": 3, "other": 1}
+    mix.runners[0]._scorer.metrics = lambda: {
+        "test.dot/calls": 3,  # the signal's own prefix is dropped
+        "other": 1,
+        "label": "not a number",  # skipped
+        "mean": 7,  # named like a batch statistic: kept apart
+        "seconds": torch.tensor(0.5),  # a one-element tensor is a number
+    }
     out = mix.score_batch(fake_batch(["b."]))
-    assert out.metrics["signal/test.dot/calls"] == 3.0 and out.metrics["signal/test.dot/other"] == 1.0
+    assert out.metrics["signals/test.dot/calls"] == 3.0 and out.metrics["signals/test.dot/other"] == 1.0
+    assert out.metrics["signals/test.dot/mean"] == 1.0 and out.metrics["signals/test.dot/scorer/mean"] == 7.0
+    assert out.metrics["signals/test.dot/seconds"] == 0.5
+    assert not any("label" in k for k in out.metrics)
+    own = ("calls", "other", "scorer/mean", "seconds")
+    assert out.scorer_metrics == {f"signals/test.dot/{k}": out.metrics[f"signals/test.dot/{k}"] for k in own}
+
+
+def test_a_broken_scorer_metrics_costs_its_metrics_only(manager) -> None:
+    mix = _mixture(manager, [{"name": "test.dot"}], beta=0.0)
+    mix.score_batch(fake_batch(["a."]))
+
+    def broken() -> dict[str, float]:
+        raise KeyError("no counter")
+
+    mix.runners[0]._scorer.metrics = broken
+    with pytest.warns(RuntimeWarning, match=r"signal 'test.dot' .*metrics\(\) raised KeyError"):
+        out = mix.score_batch(fake_batch(["b.", "c"]))
+    assert out.outcome.tolist() == [1.0, 0.0] and out.scorer_metrics == {}
+    assert out.metrics["signals/test.dot/mean"] == 0.5
+
+
+def test_signal_table_reduces_to_the_metrics(manager) -> None:
+    """The per-rollout rows the trainer gathers give the batch's metrics (one reduction, two places)."""
+    from botgrpo_core.rewards.signal_metrics import SIGNAL_COLUMNS, mixture_metrics
+
+    mix = _mixture(manager, [{"name": "test.dot"}, {"name": "test.word"}], beta=0.5)
+    out = mix.score_batch(fake_batch(["a bad.", "boom", "bad bad", "x."]))
+    assert out.signal_table.shape == (4, 2 * len(SIGNAL_COLUMNS)) and out.signal_table.dtype == torch.float64
+    dot, word = out.signal_table[:, :5], out.signal_table[:, 5:]
+    assert dot[:, 0].tolist() == [1.0, 0.0, 0.0, 1.0] and dot[:, 1].tolist() == [0.0, 1.0, 0.0, 0.0]
+    # local: token mean of the aligned values, one token per character; spans returned per sample
+    assert word[:, 0].tolist() == pytest.approx([-3 / 6, 0.0, -6 / 7, 0.0]) and word[:, 3].tolist() == [
+        1,
+        0,
+        2,
+        0,
+    ]
+    again = mixture_metrics(out.valid, out.outcome, out.signal_table, mix.signal_kinds())
+    assert again == {k: v for k, v in out.metrics.items() if k not in out.scorer_metrics}
+    # the reduction of two halves' rows, concatenated, is the reduction of the whole batch
+    halves = [mix.score_batch(fake_batch(t)) for t in (["a bad.", "boom"], ["bad bad", "x."])]
+    joined = mixture_metrics(
+        torch.cat([h.valid for h in halves]),
+        torch.cat([h.outcome for h in halves]),
+        torch.cat([h.signal_table for h in halves]),
+        mix.signal_kinds(),
+    )
+    assert joined.keys() == again.keys()
+    for key in joined.keys() - {"signals/test.dot/cache_hit_frac", "signals/test.word/cache_hit_frac"}:
+        assert joined[key] == pytest.approx(again[key]), key  # (the halves came from the cache)
+    assert joined["signals/test.word/cache_hit_frac"] == 1.0
 
 
 def test_close_releases_scorers(manager) -> None:

@@ -69,6 +69,8 @@ def test_two_processes_match_one(tmp_path, arith_plugin):  # noqa: F811
             assert torch.equal(got["keep_group"], ref["keep_group"][rows_])
             assert got["metrics"].keys() == ref["metrics"].keys()
             for key, value in ref["metrics"].items():
+                if key.endswith("/cache_hit_frac"):  # each process has its own result cache
+                    continue
                 assert got["metrics"][key] == pytest.approx(value, rel=1e-6, abs=1e-9, nan_ok=True), (
                     preset,
                     key,

@@ -110,7 +110,7 @@ def summary(report: ScoreReport) -> dict[str, Any]:
         signals[name] = {
             "kind": o.kind,
             "weight": o.weight,
-            "mean": _num(report.output.metrics.get(f"signal/{name}/mean", float("nan"))),
+            "mean": _num(report.output.metrics.get(f"signals/{name}/mean", float("nan"))),
             "error_frac": sum(o.failed) / batch,
             "errors": dict(o.reasons),
             "cache_hits": o.cache_hits,
@@ -123,7 +123,7 @@ def summary(report: ScoreReport) -> dict[str, Any]:
         "estimator": report.estimator,
         "alpha": rewards.alpha,
         "beta": rewards.beta,
-        "valid_frac": report.output.metrics.get("rewards/valid_frac"),
+        "valid_frac": report.output.metrics.get("reward/valid_frac"),
         "signals": signals,
         "notes": list(report.notes),
     }

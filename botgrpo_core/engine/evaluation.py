@@ -107,7 +107,5 @@ def evaluate(
     lengths = mix.mask.sum(1).clamp(min=1)
     per_rollout = (mix.token_rewards.nan_to_num(0.0).sum(1) / lengths)[mix.valid]
     out["reward"] = float(per_rollout.mean()) if per_rollout.numel() else math.nan
-    for name, outcome in mix.signals.items():
-        values = outcome.values if outcome.values.dim() == 1 else outcome.values.sum(1) / lengths
-        out[f"signals/{name}"] = float(values.mean())
+    out.update({k: v for k, v in mix.metrics.items() if k.startswith("signals/") and k.endswith("/mean")})
     return out

@@ -7,7 +7,8 @@ in the output dir), runs :class:`~botgrpo_core.engine.trainer.BoTGRPOTrainer`, e
 before, during and after, and writes into ``training.output_dir``:
 
 - ``config.yaml``: the resolved run file;
-- ``metrics.jsonl``: one JSON object per line, ``{"kind": "train" | "eval", "step": n, ...}``;
+- ``metrics.jsonl``: one JSON object per line, ``{"kind": "train" | "eval", "step": n, ...}`` (the keys:
+  docs/concepts.md, "Training metrics");
 - ``checkpoint-N/``: TRL/HF checkpoints (``--resume`` continues from the last one), ``final_model/``;
 - ``training_curves.png`` and ``advantages.png``; ``summary.json``.
 
@@ -171,7 +172,7 @@ class _RunContext:
         post = {
             "reward": logs.get("reward/token_mean"),
             "success": logs.get("success_rate"),
-            "zero-spread": logs.get("groups/outcome_zero_spread_frac"),
+            "no-signal": logs.get("groups/no_signal_frac"),  # groups the estimator gives no gradient
         }
         self.bar.set_postfix(
             {k: f"{v:.2f}" for k, v in post.items() if isinstance(v, (int, float))}, refresh=False

@@ -29,16 +29,15 @@ from trl import GRPOConfig, GRPOTrainer
 
 from botgrpo_core.config.presets import Preset
 from botgrpo_core.estimators.gathered import gathered_advantages, group_keep
-from botgrpo_core.estimators.moments import group_stats_from_moments, rollout_moments
+from botgrpo_core.estimators.moments import rollout_moments
 from botgrpo_core.rewards.mixture import MixtureOutput, RewardMixture, make_samples
 
 if TYPE_CHECKING:
     pass
-from botgrpo_core.engine.batches import _concat, _masked_mean, _pad_right, _prompt_text, _select
+from botgrpo_core.engine.batch_metrics import advantage_columns
+from botgrpo_core.engine.batch_metrics import batch_metrics as gathered_batch_metrics
+from botgrpo_core.engine.batches import _concat, _pad_right, _prompt_text, _select
 from botgrpo_core.engine.trl_algorithm import check_trl_args
-
-#: Columns of the per-rollout table exchanged between processes.
-_COLS = ("mean", "mean_sq", "length", "valid", "outcome", "success")
 
 
 class BoTGRPOTrainer(GRPOTrainer):
@@ -145,7 +144,7 @@ class BoTGRPOTrainer(GRPOTrainer):
             reason = getattr(first, "reason", "error")
             self.log_fn(
                 f"warning: signal {name!r} failed on {failed}/{len(outcome.failed)} rollouts at step {step} "
-                f"({reason}: {str(first)[:300]}); see signals/{name}/errors in metrics.jsonl"
+                f"({reason}: {str(first)[:300]}); see signals/{name}/error_frac in metrics.jsonl"
             )
 
     # ---- advantages -------------------------------------------------------------------------------
@@ -233,83 +232,25 @@ class BoTGRPOTrainer(GRPOTrainer):
         return (mix.outcome >= self._success_bound - 1e-6) & mix.valid
 
     def _signal_columns(self, mix: MixtureOutput) -> torch.Tensor:
-        """Per rollout and signal: value (token mean for local signals), failed, timed out."""
-        cols = []
-        lengths = mix.mask.sum(1).clamp(min=1).double()
-        for name in self._signal_names():
-            outcome = mix.signals[name]
-            values = outcome.values.double()
-            value = values if values.dim() == 1 else values.sum(1) / lengths
-            failed = torch.tensor(outcome.failed, dtype=torch.float64)
-            timeout = torch.tensor(
-                [isinstance(r, Exception) and getattr(r, "reason", "") == "timeout" for r in outcome.results],
-                dtype=torch.float64,
-            )
-            cols += [value, failed, timeout]
-        return torch.stack(cols, dim=1) if cols else torch.zeros(mix.valid.shape[0], 0, dtype=torch.float64)
-
-    def _signal_names(self) -> list[str]:
-        return [runner.spec.name for runner in self.mixture.runners]
+        """The rollout table's signal columns: the mixture's ``(B, len(SIGNAL_COLUMNS) * K)`` signal table."""
+        return mix.signal_table
 
     def batch_metrics(
         self, table: torch.Tensor, advantages: torch.Tensor, mask: torch.Tensor, mode: str = "train"
     ) -> dict[str, float]:
-        """Metrics of one generation batch from the gathered per-rollout table (the same on every process)."""
+        """Metrics of one generation batch (the same on every process): the gathered rollout ``table``
+        and the advantages' per-rollout statistics, gathered here, reduced by
+        :func:`botgrpo_core.engine.batch_metrics.batch_metrics`."""
         G = self.num_generations if mode == "train" else self.num_generations_eval
-        mean, _mean_sq, length, valid, outcome, success = table[:, :6].unbind(1)
-        ok = valid > 0
-        groups = table.shape[0] // G
-        out: dict[str, float] = {
-            "reward/token_mean": _masked_mean(mean, ok),
-            "reward/outcome_mean": _masked_mean(outcome, ok),
-            "reward/valid_frac": float(ok.double().mean()),
-            "completion/length_mean": float(length.mean()),
-        }
-        if not torch.isnan(success).all():
-            out["success_rate"] = _masked_mean(success, ok)
-        # Zero-spread groups: all token rewards equal (no BoT gradient) / all outcomes equal (no GRPO gradient).
-        grouped = table[: groups * G].view(groups, G, -1)
-        present = grouped[..., 2] > 0
-        stats = group_stats_from_moments(
-            table[: groups * G, :3], torch.arange(groups * G) // G, groups, std="population"
-        )
-        out["groups/zero_spread_frac"] = float((stats[1] == 0).double().mean()) if groups else 0.0
-        outcomes = grouped[..., 4]
-        big = torch.finfo(torch.float64).max
-        o_max = torch.where(present, outcomes, -big).amax(1)
-        o_min = torch.where(present, outcomes, big).amin(1)
-        out["groups/outcome_zero_spread_frac"] = float((o_max <= o_min).double().mean()) if groups else 0.0
-        for k, name in enumerate(self._signal_names()):
-            value, failed, timeout = table[:, 6 + 3 * k : 9 + 3 * k].unbind(1)
-            out[f"signals/{name}/mean"] = _masked_mean(value, failed == 0)
-            out[f"signals/{name}/errors"] = float(failed.sum())
-            out[f"signals/{name}/timeouts"] = float(timeout.sum())
-        # Advantage statistics over valid tokens of all processes.
-        a = advantages[mask].double()
-        local = torch.stack(
-            [
-                a.sum(),
-                (a * a).sum(),
-                torch.tensor(float(a.numel())),
-                a.abs().sum(),
-                a.min() if a.numel() else torch.tensor(0.0),
-                -(a.max() if a.numel() else torch.tensor(0.0)),
-            ]
-        ).to(advantages.device)
-        gathered = self.accelerator.gather(local[None]).view(-1, 6)
-        total = gathered[:, 2].sum().clamp(min=1.0)
-        adv_mean = gathered[:, 0].sum() / total
-        out["advantages/mean"] = float(adv_mean)
-        out["advantages/std"] = float((gathered[:, 1].sum() / total - adv_mean**2).clamp(min=0).sqrt())
-        out["advantages/abs_mean"] = float(gathered[:, 3].sum() / total)
-        out["advantages/min"] = float(gathered[:, 4].min())
-        out["advantages/max"] = float(-gathered[:, 5].min())
-        return out
+        adv_table = self.accelerator.gather(advantage_columns(advantages, mask))  # (N, 6)
+        return gathered_batch_metrics(table, adv_table, G, self.mixture.signal_kinds())
 
     def _log_batch(
         self, mode: str, table: torch.Tensor, advantages: torch.Tensor, mask: torch.Tensor, mix: MixtureOutput
     ) -> None:
-        for key, value in self.batch_metrics(table, advantages, mask, mode).items():
+        metrics = self.batch_metrics(table, advantages, mask, mode)
+        metrics.update(mix.scorer_metrics)  # the scorers' own counters, this process's (rank 0 logs)
+        for key, value in metrics.items():
             self._metrics[mode][key].append(value)
         self.last_advantages = advantages[mask].detach().float().cpu()
 

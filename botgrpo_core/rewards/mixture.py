@@ -8,6 +8,9 @@ A sample that fails (raises, times out, runs out of memory, returns NaN or a mal
 gets its signal's ``on_error`` policy: ``zero`` (value 0 / no spans), ``nan`` (the rollout is dropped
 from the advantage statistics: its token rewards are NaN, for ``nan_policy="mask"``), or ``raise``.
 Failures are counted per signal and reason; one bad sample never stops the batch.
+
+Each signal's per-rollout metric rows and their reduction live in
+:mod:`botgrpo_core.rewards.signal_metrics` (the same function reduces them over all processes in training).
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from __future__ import annotations
 import json
 import math
 import numbers
+import warnings
 from collections import Counter, OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -34,6 +38,11 @@ from botgrpo_core.rewards.alignment import (
     span_table,
 )
 from botgrpo_core.rewards.pool import WorkerPool
+from botgrpo_core.rewards.signal_metrics import (
+    mixture_metrics,
+    scorer_metrics,
+    signal_columns,
+)
 from botgrpo_core.signals import Sample, SampleError, Scorer, Span, TokenValues
 
 if TYPE_CHECKING:
@@ -60,7 +69,16 @@ class SignalOutcome:
     values: torch.Tensor
     failed: list[bool]
     reasons: Counter = field(default_factory=Counter)
-    cache_hits: int = 0
+    #: per sample: served by the result cache (scored earlier, or a repeat within the batch)
+    cached: list[bool] = field(default_factory=list)
+
+    @property
+    def cache_hits(self) -> int:
+        return sum(self.cached)
+
+    def columns(self, lengths: torch.Tensor) -> torch.Tensor:
+        """This signal's ``(B, len(SIGNAL_COLUMNS))`` rows of the batch's signal table."""
+        return signal_columns(self.values, self.results, self.cached or [False] * len(self.results), lengths)
 
 
 @dataclass
@@ -73,7 +91,12 @@ class MixtureOutput:
     outcome: torch.Tensor  # (B,) sum_j a_j R_j (before alpha)
     local: torch.Tensor  # (B, T) sum_k b_k S_k (before beta)
     signals: dict[str, SignalOutcome]
+    #: this batch's ``mixture_metrics`` and the scorers' own metrics (``signals/<name>/<key>``)
     metrics: dict[str, float]
+    #: ``(B, len(SIGNAL_COLUMNS) * K)`` float64: each signal's :meth:`SignalOutcome.columns`, in config order
+    signal_table: torch.Tensor
+    #: ``signals/<name>/<key>`` from the scorers' ``metrics()`` (this process's counters)
+    scorer_metrics: dict[str, float]
 
 
 # --- worker-process side: the scorer is built once per worker --------------------------------------------------
@@ -110,6 +133,7 @@ class _SignalRunner:
         self._cache: OrderedDict[tuple[str, str, str], Any] = OrderedDict()
         self._cache_size = 100_000
         self._params_key = params.model_dump_json()
+        self._metrics_warned = False
 
     # scorer construction is lazy: heavy plugins load their models on first use
     def _score_raw(self, samples: list[Sample]) -> list[Any]:
@@ -153,17 +177,17 @@ class _SignalRunner:
         row = json.dumps(dict(sample.row), sort_keys=True, default=str)
         return (sample.prompt, sample.completion, row)
 
-    def score(self, samples: Sequence[Sample]) -> tuple[list[Any], int]:
-        """Normalised results (a value, spans, TokenValues or SampleError) and the number of cache hits.
+    def score(self, samples: Sequence[Sample]) -> tuple[list[Any], list[bool]]:
+        """Normalised results (a value, spans, TokenValues or SampleError) and, per sample, cache hit or not.
 
         With caching on, identical samples are scored once, whether seen in an earlier batch or
         repeated within this one (GRPO groups often repeat short completions).
         """
         results: list[Any] = [None] * len(samples)
+        cached = [False] * len(samples)
         if not self.config.cache:
             raw = self._score_raw(list(samples))
-            return [self._check(r, s) for r, s in zip(raw, samples)], 0
-        hits = 0
+            return [self._check(r, s) for r, s in zip(raw, samples)], cached
         first_of: dict[tuple[str, str, str], int] = {}  # key -> index of its first sample in this batch
         copies: list[tuple[int, int]] = []  # (sample index, index it copies)
         for i, sample in enumerate(samples):
@@ -171,10 +195,10 @@ class _SignalRunner:
             if key in self._cache:
                 self._cache.move_to_end(key)
                 results[i] = self._cache[key]
-                hits += 1
+                cached[i] = True
             elif key in first_of:
                 copies.append((i, first_of[key]))
-                hits += 1
+                cached[i] = True
             else:
                 first_of[key] = i
         if first_of:
@@ -189,7 +213,7 @@ class _SignalRunner:
                         self._cache.popitem(last=False)
         for i, source in copies:
             results[i] = results[source]
-        return results, hits
+        return results, cached
 
     def _check(self, result: Any, sample: Sample) -> Any:
         """Validate a result against the signal's kind and bounds; a bad one becomes a SampleError."""
@@ -254,17 +278,23 @@ class _SignalRunner:
         return SampleError(f"{name}: unsupported result type {type(result).__name__}", reason="invalid")
 
     def scorer_metrics(self) -> dict[str, float]:
-        """Metrics a scorer reports itself through an optional ``metrics()`` method (in-process scorers)."""
+        """The scorer's own ``metrics()`` as ``signals/<name>/<key>`` (in-process scorers; see
+        :func:`~botgrpo_core.rewards.signal_metrics.scorer_metrics`). One that raises costs its metrics
+        only, with one warning: a scorer's bookkeeping must not break the batch."""
         report = getattr(self._scorer, "metrics", None)
         if not callable(report):
             return {}
         try:
-            prefix = f"{self.spec.name}/"
-            return {
-                f"signal/{self.spec.name}/{k.removeprefix(prefix)}": float(v)
-                for k, v in dict(report()).items()
-            }
-        except Exception:  # a scorer's own bookkeeping must not break the batch
+            return scorer_metrics(self.spec.name, dict(report()))
+        except Exception as exc:
+            if not self._metrics_warned:
+                self._metrics_warned = True
+                warnings.warn(
+                    f"signal {self.spec.name!r} (plugin {self.registered.distribution}): metrics() raised "
+                    f"{type(exc).__name__}: {exc}; its metrics are left out of the logs",
+                    RuntimeWarning,
+                    stacklevel=2,
+                )
             return {}
 
     def close(self) -> None:
@@ -297,6 +327,10 @@ class RewardMixture:
             params = validate_params(registered, signal, path)
             self.runners.append(_SignalRunner(signal, registered, params, path))
 
+    def signal_kinds(self) -> dict[str, str]:
+        """``{signal name: "global" | "local"}`` in config order (the layout of ``MixtureOutput.signal_table``)."""
+        return {r.spec.name: r.spec.kind for r in self.runners}
+
     def required_fields(self) -> dict[str, tuple[str, ...]]:
         """Row fields each signal reads: ``{signal name: fields}``."""
         return {r.spec.name: r.spec.resolve_required_fields(r.params) for r in self.runners}
@@ -323,56 +357,29 @@ class RewardMixture:
         local = torch.zeros(B, T, dtype=torch.float32)
         valid = torch.ones(B, dtype=torch.bool)
         outcomes: dict[str, SignalOutcome] = {}
-        metrics: dict[str, float] = {}
+        own_metrics: dict[str, float] = {}  # the scorers' own metrics()
         for runner in self.runners:
-            cfg, spec = runner.config, runner.spec
-            results, hits = runner.score(samples)
-            failed = [isinstance(r, SampleError) for r in results]
-            reasons: Counter = Counter(r.reason for r in results if isinstance(r, SampleError))
-            if cfg.on_error == "raise" and any(failed):
-                i = failed.index(True)
-                raise SignalError(
-                    f"signal {spec.name!r} (plugin {runner.registered.distribution}) failed on sample {i} "
-                    f"({results[i].reason}): {results[i]}. To skip such samples set {runner.path}.on_error "
-                    "to 'zero' or 'nan'."
-                )
-            if cfg.on_error == "nan":
-                valid &= ~torch.tensor(failed, dtype=torch.bool)
-            if spec.kind == "global":
-                values = torch.tensor(
-                    [0.0 if f else float(r) for r, f in zip(results, failed)], dtype=torch.float32
-                )
-                outcome += cfg.weight * values
-                ok = [v for v, f in zip(values.tolist(), failed) if not f]
-                metrics[f"signal/{spec.name}/mean"] = sum(ok) / len(ok) if ok else float("nan")
+            signal = _score_signal(runner, samples, mask, offsets, text_lengths)
+            if runner.config.on_error == "nan":
+                valid &= ~torch.tensor(signal.failed, dtype=torch.bool)
+            if signal.kind == "global":
+                outcome += signal.weight * signal.values
             else:
-                spans = [r if isinstance(r, list) else [] for r in results]
-                values = align_spans(spans, offsets, text_lengths, placement=cfg.placement)
-                for i, r in enumerate(results):
-                    if isinstance(r, TokenValues):
-                        row = torch.tensor([float(v) for v in r.values], dtype=torch.float32)[:T]
-                        values[i, : row.numel()] += row
-                values = values * mask
-                local += cfg.weight * values
-                per_rollout = values.sum(1) / lengths.clamp(min=1)
-                ok = [v for v, f in zip(per_rollout.tolist(), failed) if not f]
-                metrics[f"signal/{spec.name}/mean"] = sum(ok) / len(ok) if ok else float("nan")
-                metrics[f"signal/{spec.name}/spans_per_sample"] = sum(len(s) for s in spans) / max(B, 1)
-            metrics[f"signal/{spec.name}/error_frac"] = sum(failed) / max(B, 1)
-            metrics[f"signal/{spec.name}/timeout_frac"] = reasons["timeout"] / max(B, 1)
-            metrics[f"signal/{spec.name}/cache_hits"] = float(hits)
-            metrics.update(runner.scorer_metrics())
-            outcomes[spec.name] = SignalOutcome(
-                spec.name, spec.kind, cfg.weight, results, values, failed, reasons, hits
-            )
+                local += signal.weight * signal.values
+            outcomes[signal.name] = signal
+            own_metrics.update(runner.scorer_metrics())
 
         alpha, beta = self.config.alpha, self.config.beta
         token_rewards = (alpha * outcome.unsqueeze(1) + beta * local) * mask  # (B, T)
         dropped = (~valid).unsqueeze(1) & mask
         token_rewards = token_rewards.masked_fill(dropped, float("nan"))
-        metrics["rewards/valid_frac"] = float(valid.float().mean()) if B else 1.0
-        metrics["rewards/outcome_mean"] = float(outcome[valid].mean()) if bool(valid.any()) else float("nan")
-        return MixtureOutput(token_rewards, mask, valid, outcome, local, outcomes, metrics)
+        columns = [signal.columns(mask.sum(1)) for signal in outcomes.values()]
+        signal_table = torch.cat(columns, dim=1) if columns else torch.zeros(B, 0, dtype=torch.float64)
+        metrics = mixture_metrics(valid, outcome, signal_table, self.signal_kinds())
+        metrics.update(own_metrics)
+        return MixtureOutput(
+            token_rewards, mask, valid, outcome, local, outcomes, metrics, signal_table, own_metrics
+        )
 
     def close(self) -> None:
         """Stop the signals' worker processes."""
@@ -384,6 +391,41 @@ class RewardMixture:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _score_signal(
+    runner: _SignalRunner,
+    samples: Sequence[Sample],
+    mask: torch.Tensor,
+    offsets: torch.Tensor,
+    text_lengths: list[int],
+) -> SignalOutcome:
+    """One signal on a batch: its checked results and values, ``(B,)`` global or ``(B, T)`` aligned local."""
+    import torch
+
+    cfg, spec = runner.config, runner.spec
+    results, cached = runner.score(samples)
+    failed = [isinstance(r, SampleError) for r in results]
+    reasons: Counter = Counter(r.reason for r in results if isinstance(r, SampleError))
+    if cfg.on_error == "raise" and any(failed):
+        i = failed.index(True)
+        raise SignalError(
+            f"signal {spec.name!r} (plugin {runner.registered.distribution}) failed on sample {i} "
+            f"({results[i].reason}): {results[i]}. To skip such samples set {runner.path}.on_error "
+            "to 'zero' or 'nan'."
+        )
+    if spec.kind == "global":
+        values = torch.tensor([0.0 if f else float(r) for r, f in zip(results, failed)], dtype=torch.float32)
+    else:
+        spans = [r if isinstance(r, list) else [] for r in results]
+        values = align_spans(spans, offsets, text_lengths, placement=cfg.placement)
+        T = mask.shape[1]
+        for i, r in enumerate(results):
+            if isinstance(r, TokenValues):
+                row = torch.tensor([float(v) for v in r.values], dtype=torch.float32)[:T]
+                values[i, : row.numel()] += row
+        values = values * mask
+    return SignalOutcome(spec.name, spec.kind, cfg.weight, results, values, failed, reasons, cached)
 
 
 def make_samples(
