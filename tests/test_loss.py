@@ -278,10 +278,10 @@ def test_all_padding_gives_zero_loss_and_finite_gradient() -> None:
     [
         ({"aggregation": "mean"}, "aggregation='mean' is not one of sequence, token, constant"),
         ({"ratio_level": "seq"}, "ratio_level='seq'"),
-        ({"eps_low": 1.0}, r"eps_low must lie in \[0, 1\)"),
-        ({"eps_high": -0.1}, "eps_high must be >= 0"),
+        ({"eps_low": 1.0}, r"policy_loss: eps_low=1.0 must lie in \[0, 1\)"),
+        ({"eps_high": -0.1}, "eps_high=-0.1 must be >= 0"),
         ({"kl_coef": 0.1}, "kl_coef > 0 needs ref_logp"),
-        ({"kl_coef": -1.0}, "kl_coef must be >= 0"),
+        ({"kl_coef": -1.0}, "kl_coef=-1.0 must be >= 0"),
         ({"max_len": 3, "aggregation": "constant"}, "max_len=3 is shorter than the batch's T=7"),
     ],
 )

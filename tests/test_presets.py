@@ -110,6 +110,32 @@ def test_replace_checks_the_result(changes: dict, message: str) -> None:
         get_preset("bot-grpo").replace(**changes)
 
 
+@pytest.mark.parametrize(
+    ("override", "message"),
+    [
+        ({"eps_low": 1.0}, r"eps_low=1.0 must lie in \[0, 1\)"),
+        ({"eps_low": -0.1}, r"eps_low=-0.1 must lie in \[0, 1\)"),
+        ({"eps_high": -0.1}, "eps_high=-0.1 must be >= 0"),
+        ({"kl_coef": -1.0}, "kl_coef=-1.0 must be >= 0"),
+    ],
+)
+def test_loss_rules_are_one_rule_in_three_places(override: dict, message: str) -> None:
+    """The run-file check, the presets and policy_loss state each loss-setting rule with one function
+    (``loss_settings_problem``), each naming where the value came from."""
+    from botgrpo_core.config.errors import ConfigError
+    from botgrpo_core.config.loading import parse_config
+
+    signals = [{"name": "core.exact_answer"}]
+    with pytest.raises(ConfigError, match=rf"algorithm\.{message}"):
+        parse_config({"algorithm": {"preset": "dapo", **override}, "rewards": {"signals": signals}})
+    with pytest.raises(PresetError, match=rf"preset 'dapo': {message}"):
+        get_preset("dapo").replace(**override)
+    logp = torch.zeros(2, 3)
+    mask = torch.ones(2, 3, dtype=torch.bool)
+    with pytest.raises(ValueError, match=rf"policy_loss: {message}"):
+        policy_loss(logp, logp, torch.zeros(2), mask, ref_logp=logp, **override)
+
+
 def test_replace_and_immutability() -> None:
     base = get_preset("dapo")
     wider = base.replace(eps_high=0.3)

@@ -14,9 +14,11 @@ from botgrpo_core.config.models import RewardsConfig, RunConfig, SignalConfig
 
 # --- semantic checks ---------------------------------------------------------------------------------------------------
 def check_algorithm(config: RunConfig, source: str = "<config>") -> None:
-    """Preset exists, and a token-level estimator is not paired with a sequence-level ratio."""
+    """Preset exists, the loss settings (preset or overrides) can work, and a token-level estimator is
+    not paired with a sequence-level ratio."""
     from botgrpo_core.config.presets import PRESETS, PresetError, check_estimator_ratio
     from botgrpo_core.estimators.registry import BUILTIN_ESTIMATORS
+    from botgrpo_core.loss import loss_settings_problem
 
     algo = config.algorithm
     if algo.preset not in PRESETS:
@@ -41,11 +43,14 @@ def check_algorithm(config: RunConfig, source: str = "<config>") -> None:
                 f"{source}: algorithm.estimator: unknown estimator {algo.estimator!r}.{hint} Known: "
                 f"{', '.join(known)} (plugins add more through the botgrpo_register_estimators hook)"
             )
+    keys = ("ratio_level", "aggregation", "eps_low", "eps_high", "kl_coef")
+    loss = {k: getattr(preset, k) if getattr(algo, k) is None else getattr(algo, k) for k in keys}
+    problem = loss_settings_problem(**loss)
+    if problem:  # it starts with the key: "eps_low=1.5 must lie in [0, 1) ..."
+        raise ConfigError(f"{source}: algorithm.{problem}")
     try:
         check_estimator_ratio(
-            algo.estimator or preset.estimator,
-            algo.ratio_level or preset.ratio_level,
-            where="algorithm.ratio_level",
+            algo.estimator or preset.estimator, loss["ratio_level"], where="algorithm.ratio_level"
         )
     except PresetError as exc:
         raise ConfigError(f"{source}: {exc}") from None

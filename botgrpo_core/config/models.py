@@ -14,6 +14,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from botgrpo_core.config.sections import DataConfig, EngineConfig, ModelConfig, TrainingConfig
+from botgrpo_core.loss import Aggregation, RatioLevel
 
 OnErrorPolicy = Literal["zero", "nan", "raise"]
 
@@ -89,17 +90,12 @@ class AlgorithmConfig(_Strict):
     )
     estimator: str | None = Field(None, description="override the preset's advantage estimator")
     estimator_options: dict[str, Any] = Field(default_factory=dict, description="options for the estimator")
-    ratio_level: Literal["token", "sequence"] | None = Field(
-        None, description="override: importance ratio level"
-    )
-    aggregation: Literal["sequence", "token", "constant"] | None = Field(
-        None, description="override: loss aggregation"
-    )
-    eps_low: float | None = Field(None, ge=0, description="override: lower clip range")
-    eps_high: float | None = Field(None, ge=0, description="override: upper clip range (DAPO clip-higher)")
-    kl_coef: float | None = Field(
-        None, ge=0, description="override: k3 KL coefficient to the reference model"
-    )
+    # value ranges (eps_low in [0, 1), eps_high, kl_coef >= 0) are checked by config.checks.check_algorithm
+    ratio_level: RatioLevel | None = Field(None, description="override: importance ratio level")
+    aggregation: Aggregation | None = Field(None, description="override: loss aggregation")
+    eps_low: float | None = Field(None, description="override: lower clip range")
+    eps_high: float | None = Field(None, description="override: upper clip range (DAPO clip-higher)")
+    kl_coef: float | None = Field(None, description="override: k3 KL coefficient to the reference model")
     dynamic_sampling: bool | None = Field(
         None, description="override: drop zero-spread groups and refill (DAPO)"
     )

@@ -12,9 +12,10 @@ import difflib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Literal
+from typing import Any
 
 from botgrpo_core.estimators.registry import available_estimators, estimator_is_outcome_level
+from botgrpo_core.loss import Aggregation, RatioLevel, loss_settings_problem
 
 __all__ = [
     "PRESETS",
@@ -24,9 +25,6 @@ __all__ = [
     "check_preset_compat",
     "get_preset",
 ]
-
-RatioLevel = Literal["token", "sequence"]
-Aggregation = Literal["sequence", "token", "constant"]
 
 
 class PresetError(ValueError):
@@ -94,8 +92,6 @@ def check_estimator_ratio(estimator: str, ratio_level: str, *, where: str = "alg
     :param where: the config path or preset name to put in the message.
     :raises PresetError: the pairing would silently discard the token-level credit.
     """
-    if ratio_level not in ("token", "sequence"):
-        raise PresetError(f"{where}: ratio_level={ratio_level!r} is not one of token, sequence")
     if ratio_level == "sequence" and _estimator_is_token_level(estimator):
         raise PresetError(
             f"{where}: estimator {estimator!r} gives every token its own advantage, but "
@@ -111,18 +107,15 @@ def check_preset_compat(preset: Preset) -> None:
     :raises PresetError: naming the preset and the field, with the fix.
     """
     where = f"preset {preset.name!r}"
-    if preset.aggregation not in ("sequence", "token", "constant"):
-        raise PresetError(
-            f"{where}: aggregation={preset.aggregation!r} is not one of sequence, token, constant"
-        )
-    if not 0.0 <= preset.eps_low < 1.0:
-        raise PresetError(
-            f"{where}: eps_low={preset.eps_low} must lie in [0, 1) (the ratio floor is 1 - eps_low)"
-        )
-    if preset.eps_high < 0.0:
-        raise PresetError(f"{where}: eps_high={preset.eps_high} must be >= 0")
-    if preset.kl_coef < 0.0:
-        raise PresetError(f"{where}: kl_coef={preset.kl_coef} must be >= 0 (0 turns the KL penalty off)")
+    problem = loss_settings_problem(
+        ratio_level=preset.ratio_level,
+        aggregation=preset.aggregation,
+        eps_low=preset.eps_low,
+        eps_high=preset.eps_high,
+        kl_coef=preset.kl_coef,
+    )
+    if problem:
+        raise PresetError(f"{where}: {problem}")
     if not isinstance(preset.estimator, str) or not preset.estimator:
         raise PresetError(f"{where}: estimator must be a registered estimator name, got {preset.estimator!r}")
     check_estimator_ratio(preset.estimator, preset.ratio_level, where=where)

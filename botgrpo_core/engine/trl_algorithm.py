@@ -7,7 +7,6 @@ from typing import TYPE_CHECKING, Any
 from trl import GRPOConfig
 
 from botgrpo_core.config.presets import Preset, PresetError, check_estimator_ratio
-from botgrpo_core.estimators.registry import estimator_is_outcome_level
 
 if TYPE_CHECKING:
     from botgrpo_core.config.models import AlgorithmConfig
@@ -65,11 +64,6 @@ def check_trl_args(args: GRPOConfig, preset: Preset) -> None:
         )
     except PresetError as exc:
         raise ValueError(f"{exc} (algorithm.ratio_level / GRPOConfig.importance_sampling_level)") from None
-    if args.importance_sampling_level == "sequence" and not estimator_is_outcome_level(preset.estimator):
-        raise ValueError(
-            f"estimator {preset.estimator!r} gives per-token advantages; a sequence-level importance ratio "
-            "averages them away. Set algorithm.ratio_level: token."
-        )
     expected = trl_algorithm_args(preset)
     for key in ("loss_type", "importance_sampling_level", "epsilon", "beta"):
         if getattr(args, key) != expected[key]:
