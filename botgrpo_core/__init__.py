@@ -14,39 +14,74 @@ from botgrpo_core.signals.hookspecs import hookimpl
 
 __version__ = "0.1.0"
 
-# name -> module that defines it; resolved lazily by __getattr__ below.
+# name -> module that defines it; resolved lazily by __getattr__ below (in pipeline order).
 _LAZY = {
+    # signals: the plugin manager
+    "PluginManager": "botgrpo_core.signals.manager",
+    "get_plugin_manager": "botgrpo_core.signals.manager",
+    # rewards: per-token rewards from the signals
+    "RewardMixture": "botgrpo_core.rewards.mixture",
+    "MixtureOutput": "botgrpo_core.rewards.mixture",
+    # estimators and loss
     "compute_advantages": "botgrpo_core.estimators.compute",
-    "register_estimator": "botgrpo_core.estimators.compute",
-    "available_estimators": "botgrpo_core.estimators.compute",
+    "register_estimator": "botgrpo_core.estimators.registry",
+    "available_estimators": "botgrpo_core.estimators.registry",
     "policy_loss": "botgrpo_core.loss",
+    # config
+    "RunConfig": "botgrpo_core.config.models",
+    "RewardsConfig": "botgrpo_core.config.models",
+    "SignalConfig": "botgrpo_core.config.models",
+    "ConfigError": "botgrpo_core.config.errors",
+    "load_config": "botgrpo_core.config.loading",
+    "parse_config": "botgrpo_core.config.loading",
     "PRESETS": "botgrpo_core.config.presets",
     "get_preset": "botgrpo_core.config.presets",
+    # engine
+    "BoTGRPOTrainer": "botgrpo_core.engine.trainer",
+    "run_training": "botgrpo_core.engine.run",
 }
 
 __all__ = [
-    # lazy (torch-backed), see _LAZY
     "PRESETS",
+    "BoTGRPOTrainer",
+    "ConfigError",
+    "MixtureOutput",
     "NoParams",
+    "PluginManager",
+    "RewardMixture",
+    "RewardsConfig",
+    "RunConfig",
     "Sample",
     "SampleError",
+    "SignalConfig",
     "SignalSpec",
     "Span",
     "TokenValues",
     "__version__",
     "available_estimators",
     "compute_advantages",
+    "get_plugin_manager",
     "get_preset",
     "hookimpl",
+    "load_config",
+    "parse_config",
     "policy_loss",
     "register_estimator",
+    "run_training",
 ]
 
 if TYPE_CHECKING:
+    from botgrpo_core.config.errors import ConfigError
+    from botgrpo_core.config.loading import load_config, parse_config
+    from botgrpo_core.config.models import RewardsConfig, RunConfig, SignalConfig
     from botgrpo_core.config.presets import PRESETS, get_preset
+    from botgrpo_core.engine.run import run_training
+    from botgrpo_core.engine.trainer import BoTGRPOTrainer
     from botgrpo_core.estimators.compute import compute_advantages
     from botgrpo_core.estimators.registry import available_estimators, register_estimator
     from botgrpo_core.loss import policy_loss
+    from botgrpo_core.rewards.mixture import MixtureOutput, RewardMixture
+    from botgrpo_core.signals.manager import PluginManager, get_plugin_manager
 
 
 def __getattr__(name: str) -> Any:
