@@ -183,7 +183,8 @@ class OpenAIBackend:
         try:
             client, semaphore = await self._ensure_client()
             payload, repaired = encode_body(body)
-            self._metrics["surrogates_replaced"] += int(repaired)
+            if repaired:
+                self._metrics["surrogates_replaced"] += 1
             retry = _Retry("error", "not sent")
             for attempt in range(opts.max_retries + 1):
                 if attempt:

@@ -9,6 +9,7 @@ surrogates, e.g. from text decoded with ``surrogateescape``) are sent with U+FFF
 
 from __future__ import annotations
 
+import contextlib
 import json
 from typing import Any
 
@@ -50,10 +51,11 @@ async def read_capped(response: httpx.Response, cap: int) -> bytes:
     if declared.isdigit() and int(declared) > cap:
         raise TooLarge(f"the answer announces {int(declared)} bytes, over max_response_bytes={cap}")
     body = bytearray()
-    async for chunk in response.aiter_bytes():
-        body += chunk
-        if len(body) > cap:
-            raise TooLarge(f"the answer runs past max_response_bytes={cap}")
+    async with contextlib.aclosing(response.aiter_bytes()) as chunks:  # closed here, not by the GC
+        async for chunk in chunks:
+            body += chunk
+            if len(body) > cap:
+                raise TooLarge(f"the answer runs past max_response_bytes={cap}")
     return bytes(body)
 
 
