@@ -120,20 +120,27 @@ def test_replace_checks_the_result(changes: dict, message: str) -> None:
     ],
 )
 def test_loss_rules_are_one_rule_in_three_places(override: dict, message: str) -> None:
-    """The run-file check, the presets and policy_loss state each loss-setting rule with one function
+    """The presets and policy_loss state each loss-setting rule with one function
     (``loss_settings_problem``), each naming where the value came from."""
-    from botgrpo_core.config.errors import ConfigError
-    from botgrpo_core.config.loading import parse_config
-
-    signals = [{"name": "core.exact_answer"}]
-    with pytest.raises(ConfigError, match=rf"algorithm\.{message}"):
-        parse_config({"algorithm": {"preset": "dapo", **override}, "rewards": {"signals": signals}})
     with pytest.raises(PresetError, match=rf"preset 'dapo': {message}"):
         get_preset("dapo").replace(**override)
     logp = torch.zeros(2, 3)
     mask = torch.ones(2, 3, dtype=torch.bool)
     with pytest.raises(ValueError, match=rf"policy_loss: {message}"):
         policy_loss(logp, logp, torch.zeros(2), mask, ref_logp=logp, **override)
+
+
+def test_run_file_check_uses_the_loss_rules() -> None:
+    """``botgrpo validate`` refuses eps_low >= 1 (the model's ge=0 alone let it through), naming the key."""
+    from botgrpo_core.config.errors import ConfigError
+    from botgrpo_core.config.loading import parse_config
+
+    data = {
+        "algorithm": {"preset": "dapo", "eps_low": 1.0},
+        "rewards": {"signals": [{"name": "core.exact_answer"}]},
+    }
+    with pytest.raises(ConfigError, match=r"<config>: algorithm\.eps_low=1.0 must lie in \[0, 1\)"):
+        parse_config(data)
 
 
 def test_replace_and_immutability() -> None:

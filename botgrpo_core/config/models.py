@@ -90,12 +90,15 @@ class AlgorithmConfig(_Strict):
     )
     estimator: str | None = Field(None, description="override the preset's advantage estimator")
     estimator_options: dict[str, Any] = Field(default_factory=dict, description="options for the estimator")
-    # value ranges (eps_low in [0, 1), eps_high, kl_coef >= 0) are checked by config.checks.check_algorithm
+    # ge=0 documents the ranges in docs/configuration.md; the rules themselves (eps_low < 1 too) are
+    # botgrpo_core.loss.loss_settings_problem, applied by config.checks.check_algorithm
     ratio_level: RatioLevel | None = Field(None, description="override: importance ratio level")
     aggregation: Aggregation | None = Field(None, description="override: loss aggregation")
-    eps_low: float | None = Field(None, description="override: lower clip range")
-    eps_high: float | None = Field(None, description="override: upper clip range (DAPO clip-higher)")
-    kl_coef: float | None = Field(None, description="override: k3 KL coefficient to the reference model")
+    eps_low: float | None = Field(None, ge=0, description="override: lower clip range")
+    eps_high: float | None = Field(None, ge=0, description="override: upper clip range (DAPO clip-higher)")
+    kl_coef: float | None = Field(
+        None, ge=0, description="override: k3 KL coefficient to the reference model"
+    )
     dynamic_sampling: bool | None = Field(
         None, description="override: drop zero-spread groups and refill (DAPO)"
     )
