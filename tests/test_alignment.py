@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import codecs
 import pickle
 import random
+import time
 
 import pytest
 import torch
@@ -13,6 +15,7 @@ from botgrpo_core.rewards.alignment import (
     AlignmentError,
     CheckedSpans,
     TokenOffsets,
+    _prefix_offsets,
     align_spans,
     decode_with_offsets,
     offsets_tensor,
@@ -229,3 +232,126 @@ def _assert_offsets_never_go_backwards(text: str, offsets: list[tuple[int, int]]
         assert 0 <= start <= end <= len(text), (t, start, end)
         assert start >= previous[0] and end >= previous[1], (t, previous, (start, end))
         previous = (start, end)
+
+
+# --- ill-formed bytes: a completion cut mid-character --------------------------------------------------------
+def _utf8_units(data: bytes) -> list[tuple[int, int]]:
+    """Independent reference: the byte range of each character of ``data.decode('utf-8', 'replace')``.
+
+    Plain loop: at each byte, the longest strict decode of 1-4 bytes that yields one character is a valid
+    character; otherwise the longest prefix an incremental decoder still accepts (a maximal subpart,
+    at least one byte) becomes one U+FFFD.
+    """
+    units, i = [], 0
+    while i < len(data):
+        size = 0
+        for n in range(4, 0, -1):
+            try:
+                if len(data[i : i + n].decode("utf-8")) == 1:
+                    size = n
+                    break
+            except UnicodeDecodeError:
+                pass
+        if not size:
+            size = 1
+            for n in range(2, 4):
+                try:
+                    codecs.getincrementaldecoder("utf-8")().decode(data[i : i + n], final=False)
+                    size = n if i + n <= len(data) else size
+                except UnicodeDecodeError:
+                    break
+        units.append((i, i + size))
+        i += size
+    return units
+
+
+def _unit_reference_offsets(tokenizer, ids: list[int]) -> tuple[str, list[tuple[int, int]]]:
+    """Token t covers every character whose bytes overlap its bytes (an empty token: an empty range)."""
+    byte_of = _gpt2_byte_decoder()
+    pieces = [bytes(byte_of[c] for c in tokenizer.convert_ids_to_tokens(i)) for i in ids]
+    data = b"".join(pieces)
+    units = _utf8_units(data)
+    assert "".join("\ufffd" if _bad(data[a:b]) else data[a:b].decode() for a, b in units) == data.decode(
+        "utf-8", errors="replace"
+    )
+    offsets, position = [], 0
+    for piece in pieces:
+        a, b = position, position + len(piece)
+        position = b
+        hit = [c for c, (ua, ub) in enumerate(units) if ua < b and ub > a]
+        start = hit[0] if hit else sum(1 for ua, _ in units if ua < a)
+        offsets.append((start, hit[-1] + 1 if hit else start))
+    return data.decode("utf-8", errors="replace"), offsets
+
+
+def _bad(chunk: bytes) -> bool:
+    try:
+        chunk.decode("utf-8")
+        return False
+    except UnicodeDecodeError:
+        return True
+
+
+def _cut_ids(bpe, text: str, drop_every: int) -> list[int]:
+    """``text``'s tokens with every ``drop_every``-th one dropped (characters left without their other
+    bytes) and the last one dropped (a completion cut at max_new_tokens mid-character)."""
+    ids = bpe.encode(text, add_special_tokens=False)
+    return [t for k, t in enumerate(ids) if k % drop_every != 3][:-1]
+
+
+CUT_TEXT = "a 東京🙂 b=42 字符串中文 ü → ∞ "
+
+
+@pytest.mark.parametrize("drop_every", [5, 7, 10**9])
+def test_replacement_characters_get_the_bytes_that_made_them(bpe, drop_every: int) -> None:
+    ids = _cut_ids(bpe, CUT_TEXT * 3, drop_every)
+    text, offsets = decode_with_offsets(bpe, ids)
+    want_text, want = _unit_reference_offsets(bpe, ids)
+    assert text == bpe.decode(ids) == want_text and "\ufffd" in text
+    assert list(offsets) == want
+    _assert_offsets_never_go_backwards(text, list(offsets))
+    assert offsets[-1][1] == len(text)
+
+
+def test_cut_completion_agrees_with_the_slow_prefix_reference(bpe) -> None:
+    """Only the last character is cut: the exact prefix decoder's ranges start where ours do and lie inside
+    ours (it gives a split character only to the token that completes it; ours, to every token holding
+    part of it), and both give the cut character to the last token."""
+    ids = bpe.encode(CUT_TEXT, add_special_tokens=False)
+    ids = ids[: max(n for n in range(len(ids)) if bpe.decode(ids[:n]).endswith("\ufffd"))]
+    text, offsets = decode_with_offsets(bpe, ids)
+    assert text.endswith("\ufffd") and text.count("\ufffd") == 1
+    slow = _prefix_offsets(bpe, ids, text, True)
+    assert [start for start, _ in offsets] == [start for start, _ in slow]
+    assert all(end >= slow_end for (_, end), (_, slow_end) in zip(offsets, slow))
+    assert sum(end > slow_end for (_, end), (_, slow_end) in zip(offsets, slow)) >= 2  # split characters
+    assert offsets[-1] == slow[-1]
+
+
+class _CountingTokenizer:
+    """The byte-level BPE, counting decode calls (the slow path decodes every prefix)."""
+
+    def __init__(self, tokenizer) -> None:
+        self.tokenizer, self.decodes = tokenizer, 0
+
+    def __getattr__(self, name):
+        return getattr(self.tokenizer, name)
+
+    def decode(self, ids, **kwargs):
+        self.decodes += 1
+        return self.tokenizer.decode(ids, **kwargs)
+
+
+def test_long_cut_completion_decodes_in_linear_work(bpe) -> None:
+    ids = _cut_ids(bpe, CUT_TEXT * 400, 7)
+    assert len(ids) >= 4096
+    times = {}
+    for n in (1024, 4096):
+        counting = _CountingTokenizer(bpe)
+        start = time.perf_counter()
+        text, offsets = decode_with_offsets(counting, ids[:n])
+        times[n] = time.perf_counter() - start
+        assert counting.decodes == 1 and text.count("\ufffd") > n // 20 and len(offsets) == n
+    assert list(offsets) == _unit_reference_offsets(bpe, ids[:4096])[1]
+    # 4x the tokens: linear work is ~4x; the old prefix path was ~16x (2.2 s at 4,096 tokens)
+    assert times[4096] < max(12 * times[1024], 0.05) and times[4096] < 1.0, times

@@ -6,8 +6,10 @@ one onto the other:
 - :func:`decode_with_offsets` decodes completion token ids and gives each token its ``[start, end)``
   character range in the decoded text. For byte-level BPE a token may hold part of a multi-byte
   character; such a token covers that whole character (both tokens that share it overlap it), so no
-  later offset shifts. Offsets are checked against ``tokenizer.decode``; tokenizers whose pieces do
-  not concatenate to the decoded text fall back to exact prefix decoding.
+  later offset shifts. Ill-formed bytes (a completion cut mid-character) decode to U+FFFD as
+  ``tokenizer.decode`` does, one per maximal subpart, and the tokens holding them cover it: linear in
+  the completion. Offsets are checked against ``tokenizer.decode``; tokenizers whose pieces do not
+  concatenate to the decoded text fall back to exact (quadratic) prefix decoding.
 - :func:`align_spans` turns character spans into a ``(B, T)`` tensor, vectorised: a span
   ``[start, end)`` adds its value to every token whose character range overlaps it (placement
   ``span``), or only to the last such token (placement ``last``, for step-end rewards).
@@ -15,6 +17,7 @@ one onto the other:
 
 from __future__ import annotations
 
+import codecs
 import functools
 import itertools
 import numbers
@@ -125,17 +128,48 @@ def _piece_bytes(piece: str, kind: str) -> bytes:
     return piece.encode()
 
 
-def byte_to_char_offsets(data: bytes, byte_offsets: np.ndarray) -> np.ndarray:
+def utf8_char_starts(data: bytes) -> tuple[str, np.ndarray]:
+    """Decode UTF-8 ``data`` as ``data.decode("utf-8", errors="replace")`` and mark where each character starts.
+
+    A valid character starts at its lead byte (continuation bytes are ``10xxxxxx``). An ill-formed
+    sequence becomes one U+FFFD per *maximal subpart* (Unicode 15, section 3.9, "U+FFFD Substitution of
+    Maximal Subparts", which Python's and Rust's ``from_utf8_lossy`` decoders follow), and that U+FFFD
+    starts at the subpart's first byte. Linear: each strict decode resumes after the last error.
+
+    :returns: ``(text, is_char_start)`` with ``is_char_start`` a ``(len(data),)`` bool array whose
+        ``sum()`` is ``len(text)``.
+    """
+    arr = np.frombuffer(data, dtype=np.uint8)
+    is_char_start = (arr & 0xC0) != 0x80  # (nbytes,)
+    view, pos, parts = memoryview(data), 0, []
+    while True:
+        try:
+            parts.append(codecs.utf_8_decode(view[pos:], "strict", True)[0])
+            return "".join(parts), is_char_start
+        except UnicodeDecodeError as exc:  # bytes [start, end) are one maximal subpart: one U+FFFD
+            start, end = pos + exc.start, pos + exc.end
+            parts.append(codecs.utf_8_decode(view[pos:start], "strict", True)[0] + "\ufffd")
+            is_char_start[start:end] = False
+            is_char_start[start] = True
+            pos = end
+
+
+def byte_to_char_offsets(
+    data: bytes, byte_offsets: np.ndarray, is_char_start: np.ndarray | None = None
+) -> np.ndarray:
     """Map byte boundaries of UTF-8 ``data`` to character indices of ``data.decode()``.
 
     A boundary inside a multi-byte character maps to the end of that character when it closes a
     range and to its start when it opens one; callers pass ``(starts, ends)`` and get both.
 
     :param byte_offsets: ``(N, 2)`` int array of ``[start, end)`` byte ranges.
+    :param is_char_start: ``(nbytes,)`` bool, the first byte of each character (from
+        :func:`utf8_char_starts` when ``data`` may be ill-formed); default: the lead bytes of valid UTF-8.
     :returns: ``(N, 2)`` int array of character ranges.
     """
     arr = np.frombuffer(data, dtype=np.uint8)
-    is_char_start = (arr & 0xC0) != 0x80  # continuation bytes are 10xxxxxx
+    if is_char_start is None:
+        is_char_start = (arr & 0xC0) != 0x80  # continuation bytes are 10xxxxxx
     char_of_byte = np.cumsum(is_char_start) - 1  # (nbytes,)
     n_chars = int(is_char_start.sum())
     starts, ends = byte_offsets[:, 0], byte_offsets[:, 1]
@@ -166,11 +200,12 @@ def decode_with_offsets(
     pieces = tokenizer.convert_ids_to_tokens(ids)
     chunks = [b"" if i in special else _piece_bytes(p, kind) for i, p in zip(ids, pieces)]
     data = b"".join(chunks)
-    if data.decode("utf-8", errors="replace") == text and "\ufffd" not in text:
+    decoded, is_char_start = utf8_char_starts(data)  # ill-formed bytes (a cut character) -> U+FFFD
+    if decoded == text:
         lengths = np.fromiter((len(c) for c in chunks), dtype=np.int64, count=len(chunks))
         ends = np.cumsum(lengths)
         byte_ranges = np.stack([ends - lengths, ends], axis=1)
-        return text, TokenOffsets(byte_to_char_offsets(data, byte_ranges))
+        return text, TokenOffsets(byte_to_char_offsets(data, byte_ranges, is_char_start))
     return text, TokenOffsets(_prefix_offsets(tokenizer, ids, text, skip_special_tokens))
 
 
