@@ -294,13 +294,12 @@ class JudgeScorer:
                 continue
             item = items[i]
             assert isinstance(item, _Item)
-            raws: list[float | None]
-            if self.kind == "outcome":
-                raws = [parse_verdict(str(answers[0]), p.score_range)]
-            elif len(answers) == 1:
-                raws = parse_step_verdicts(str(answers[0]), len(item.steps), p.score_range)
-            else:
-                raws = [parse_verdict(str(a), p.score_range) for a in answers]
+            try:
+                raws = self._read_verdicts(item, [str(a) for a in answers])
+            except Exception as exc:  # a parser bug costs this sample, never the batch
+                self._counts["verdict_errors"] += 1
+                results[i] = SampleError(f"judge: reading the verdict failed: {exc!r}")
+                continue
             unparsed = sum(r is None for r in raws)
             self._counts["verdicts_unparsed"] += unparsed
             self._counts["steps_scored"] += len(raws)
@@ -321,6 +320,15 @@ class JudgeScorer:
                 )
             results[i] = spans
         return [r if r is not None else SampleError("judge: sample was not scored") for r in results]
+
+    def _read_verdicts(self, item: _Item, answers: list[str]) -> list[float | None]:
+        """Raw scores in ``[-1, 1]`` (``None``: unparsed) of one sample's judge answers."""
+        p = self.params
+        if self.kind == "outcome":
+            return [parse_verdict(answers[0], p.score_range)]
+        if len(answers) == 1:
+            return parse_step_verdicts(answers[0], len(item.steps), p.score_range)
+        return [parse_verdict(a, p.score_range) for a in answers]
 
     def _generate_key(self, prompt: str) -> tuple[Hashable, ...]:
         return (self.backend.identity, "generate", self.params.chat, self.params.max_new_tokens, prompt)

@@ -83,7 +83,11 @@ def value_of(token: Any, score_range: tuple[float, float] = (0.0, 1.0)) -> float
     if isinstance(token, bool):
         return 1.0 if token else -1.0
     if isinstance(token, (int, float)):
-        return _number_value(float(token), score_range)
+        try:
+            number = float(token)
+        except OverflowError:  # a JSON int past float's range is no score on any scale
+            return None
+        return _number_value(number, score_range)
     if not isinstance(token, str):
         return None
     text = _TEXT_CMD.sub(r"\1", token).strip().strip("*_`\"'()[] ").rstrip(".!,;:").lower()

@@ -26,7 +26,7 @@ from judge_testing.hostile import (
 )
 
 from botgrpo_core.signals import Sample, SampleError
-from botgrpo_judge.params import StepsParams
+from botgrpo_judge.params import OutcomeParams, StepsParams
 from botgrpo_judge.scorer import JudgeScorer
 
 FAST = {"backoff_base_s": 0.001, "backoff_max_s": 0.002}
@@ -199,6 +199,19 @@ def test_pathological_verdicts_are_unparsed(scripted: ScriptedServer, verdict: s
     assert isinstance(spans, list) and [s.value for s in spans] == [0.0, 0.0]  # unparsed_value
     assert all(s.meta is not None and s.meta["parsed"] is False for s in spans)
     assert metrics["verdicts_unparsed"] == 2
+
+
+def test_outcome_verdict_past_float_range_is_unparsed(scripted: ScriptedServer) -> None:
+    scripted.reply(text_answer(json.dumps('{"score": 1' + "0" * 400 + "}")))  # OverflowError before
+    params = OutcomeParams(
+        model="judge", backend="openai", mode="generate", openai={"base_url": scripted.url}
+    )
+    scorer = JudgeScorer(params, "outcome")
+    try:
+        assert scorer.score(SAMPLES[:2]) == [0.0, 0.0]  # unparsed_value
+        assert scorer.metrics()["verdicts_unparsed"] == 2
+    finally:
+        scorer.close()
 
 
 def test_lone_surrogates_are_sent_as_replacement_characters(scripted: ScriptedServer) -> None:

@@ -96,3 +96,11 @@ def test_deep_json_is_unparsed_not_recursion_error(text: str) -> None:
 def test_a_verdict_after_a_stray_bracket_or_too_deep_json_is_found() -> None:
     assert parse_verdict('Step [2 is odd. [[[[[[[[[[1]]]]]]]]]] {"verdict": "wrong"}') == -1.0
     assert parse_step_verdicts('[true, {"x": ' * 10 + "]" + ' {"steps": [true, false]}', 2) == [1.0, -1.0]
+
+
+def test_numbers_past_float_range_are_unparsed_not_overflow() -> None:
+    huge = "1" + "0" * 400  # json.loads reads it as an int that float() cannot hold
+    assert parse_verdict('{"score": ' + huge + "}") is None
+    assert parse_step_verdicts("[" + huge + ", true]", 2) == [None, 1.0]
+    assert value_of(10**400) is None and value_of(-(10**400)) is None
+    assert parse_verdict("Score: 1e999") is None  # inf from a string: off the scale
