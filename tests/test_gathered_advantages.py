@@ -183,12 +183,12 @@ def test_group_keep_uses_prompt_groups() -> None:
 
 
 def _scored_batch(trainer, tokenizer):  # type: ignore[no-untyped-def]
-    from botgrpo_core.rewards.mixture import make_samples
+    from botgrpo_core.rewards.samples import decode_samples
     from botgrpo_core.tasks import get_task
 
     rows = get_task("arithmetic").train_rows(3, seed=7)
     prompts, ids, fields = dist_batch(tokenizer, rows)
-    samples = make_samples(tokenizer, prompts, ids, fields)
+    samples = decode_samples(tokenizer, prompts, ids, fields)
     mix = trainer.mixture.score_batch(samples)
     return mix, trainer._success(mix, samples)
 

@@ -7,7 +7,8 @@ import torch
 from signal_fixtures import TestPlugin
 
 from botgrpo_core.config.models import RewardsConfig
-from botgrpo_core.rewards.mixture import RewardMixture, SignalError, make_samples
+from botgrpo_core.rewards.mixture import RewardMixture, SignalError
+from botgrpo_core.rewards.samples import decode_samples
 from botgrpo_core.signals import Sample, SampleError
 from botgrpo_core.signals.manager import PluginManager
 from botgrpo_core.signals.testing import make_samples as fake_batch
@@ -106,7 +107,7 @@ def test_malformed_spans_cost_their_sample_with_a_clear_reason(manager) -> None:
     )
     float_offsets, nan_value, not_a_span, fine = out.signals["test.bad_spans"].results
     assert isinstance(float_offsets, SampleError) and "non-integer offsets" in str(float_offsets)
-    assert isinstance(nan_value, SampleError) and nan_value.reason == "nan"
+    assert isinstance(nan_value, SampleError) and "value must be finite, got nan" in str(nan_value)
     assert isinstance(not_a_span, SampleError) and "returns Span objects, got tuple" in str(not_a_span)
     assert [(s.start, s.end, s.value) for s in fine] == [(0, 1, -1.0), (1, 2, -0.5)]
     assert out.token_rewards[:3].abs().sum() == 0  # one token per character in fake_batch
@@ -139,12 +140,12 @@ def test_cache_off_scores_everything(manager) -> None:
     assert out.outcome.tolist() == [1.0, 1.0] and out.metrics["signals/test.dot/cache_hit_frac"] == 0
 
 
-def test_make_samples_with_a_real_tokenizer() -> None:
+def test_decode_samples_with_a_real_tokenizer() -> None:
     from botgrpo_core.engine.tiny import byte_level_bpe_tokenizer
 
     tok = byte_level_bpe_tokenizer()
     ids = [tok.encode("x = 東京", add_special_tokens=False), tok.encode("y", add_special_tokens=False)]
-    samples = make_samples(tok, ["p1", "p2"], ids, rows=[{"answer": 1}, {"answer": 2}])
+    samples = decode_samples(tok, ["p1", "p2"], ids, rows=[{"answer": 1}, {"answer": 2}])
     assert [s.completion for s in samples] == ["x = 東京", "y"]
     assert isinstance(samples[0], Sample) and len(samples[0].offsets) == len(ids[0])
     assert samples[1].row == {"answer": 2}

@@ -254,10 +254,10 @@ def dist_results(
 ) -> dict[str, Any]:
     """Advantages and metrics of rows ``[start, stop)`` of the fixed batch, for each advantage code path."""
     from botgrpo_core.config.presets import PRESETS
-    from botgrpo_core.rewards.mixture import make_samples
+    from botgrpo_core.rewards.samples import decode_samples
 
     prompts, ids, fields = dist_batch(tokenizer, rows)
-    samples = make_samples(tokenizer, prompts[start:stop], ids[start:stop], fields[start:stop])
+    samples = decode_samples(tokenizer, prompts[start:stop], ids[start:stop], fields[start:stop])
     mix = trainer.mixture.score_batch(samples)
     success = trainer._success(mix, samples)
     out: dict[str, Any] = {}

@@ -221,7 +221,8 @@ def score_rows(
     """
     import torch
 
-    from botgrpo_core.rewards.mixture import RewardMixture, make_samples
+    from botgrpo_core.rewards.mixture import RewardMixture
+    from botgrpo_core.rewards.samples import decode_samples
 
     torch.set_num_threads(1)  # small tensors; more threads only contend (2-core machines)
     prompts = [r["prompt"] for r in rows]
@@ -237,7 +238,7 @@ def score_rows(
         tokenizer_name = type(tokenizer).__name__
     ids = [_encode(tokenizer, text) for text in completions]
     extra = [{k: v for k, v in r.items() if k not in ("prompt", "completion")} for r in rows]
-    samples = make_samples(tokenizer, prompts, ids, extra)
+    samples = decode_samples(tokenizer, prompts, ids, extra)
     notes = [
         f"row {i}: the tokenizer does not round-trip this completion; signals score the decoded text"
         for i, (s, text) in enumerate(zip(samples, completions))

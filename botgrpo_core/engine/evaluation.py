@@ -85,7 +85,7 @@ def evaluate(
 ) -> dict[str, float]:
     """Held-out metrics: the task's (answer accuracy, step error rate) and the mixture's (reward, success)."""
     from botgrpo_core.engine.batches import _prompt_text
-    from botgrpo_core.rewards.mixture import make_samples
+    from botgrpo_core.rewards.samples import decode_samples
 
     if not rows:
         return {}
@@ -102,7 +102,7 @@ def evaluate(
     out: dict[str, float] = {}
     if task is not None:
         out.update(task.evaluate(plain, texts))
-    samples = make_samples(tokenizer, [_prompt_text(r["prompt"]) for r in rows], ids, plain)
+    samples = decode_samples(tokenizer, [_prompt_text(r["prompt"]) for r in rows], ids, plain)
     mix = mixture.score_batch(samples)
     lengths = mix.mask.sum(1).clamp(min=1)
     per_rollout = (mix.token_rewards.nan_to_num(0.0).sum(1) / lengths)[mix.valid]

@@ -30,7 +30,8 @@ from trl import GRPOConfig, GRPOTrainer
 from botgrpo_core.config.presets import Preset
 from botgrpo_core.estimators.gathered import gathered_advantages, group_keep
 from botgrpo_core.estimators.moments import rollout_moments
-from botgrpo_core.rewards.mixture import MixtureOutput, RewardMixture, make_samples
+from botgrpo_core.rewards.mixture import MixtureOutput, RewardMixture
+from botgrpo_core.rewards.samples import decode_samples
 
 if TYPE_CHECKING:
     pass
@@ -108,7 +109,7 @@ class BoTGRPOTrainer(GRPOTrainer):
     ) -> torch.Tensor:
         rows = [{k: v for k, v in x.items() if k != "prompt"} for x in inputs]
         texts = [_prompt_text(p) for p in prompts]
-        samples = make_samples(self.processing_class, texts, completion_ids_list, rows)
+        samples = decode_samples(self.processing_class, texts, completion_ids_list, rows)
         mix = self.mixture.score_batch(samples)
         self._warn_failing_signals(mix)
         self._pending = (mix, samples)

@@ -31,7 +31,6 @@ from botgrpo_core.config.models import RewardsConfig, SignalConfig
 from botgrpo_core.rewards.alignment import (
     CheckedSpans,
     align_spans,
-    decode_with_offsets,
     misfit_spans,
     offsets_tensor,
     span_problem,
@@ -426,22 +425,3 @@ def _score_signal(
                 values[i, : row.numel()] += row
         values = values * mask
     return SignalOutcome(spec.name, spec.kind, cfg.weight, results, values, failed, reasons, cached)
-
-
-def make_samples(
-    tokenizer: Any,
-    prompts: Sequence[str],
-    completion_ids: Sequence[Sequence[int]],
-    rows: Sequence[dict[str, Any]] | None = None,
-) -> list[Sample]:
-    """Decode completions and attach token character offsets (for trainers and ``botgrpo score``)."""
-    samples = []
-    for i, (prompt, ids) in enumerate(zip(prompts, completion_ids)):
-        text, offsets = decode_with_offsets(tokenizer, ids)
-        row = dict(rows[i]) if rows is not None else {}
-        samples.append(
-            Sample(
-                prompt=prompt, completion=text, token_ids=tuple(int(t) for t in ids), offsets=offsets, row=row
-            )
-        )
-    return samples

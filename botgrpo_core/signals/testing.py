@@ -58,11 +58,12 @@ def make_samples(
     """A fake batch: one sample per completion.
 
     Without a tokenizer each character is a token (``offsets[t] == (t, t + 1)``); with one, the
-    completion is encoded and offsets come from :func:`botgrpo_core.rewards.alignment.decode_with_offsets`.
+    completion is encoded and decoded as a trainer does (:func:`botgrpo_core.rewards.samples.decode_samples`).
     """
     import numpy as np
 
-    from botgrpo_core.rewards.alignment import TokenOffsets, decode_with_offsets
+    from botgrpo_core.rewards.alignment import TokenOffsets
+    from botgrpo_core.rewards.samples import decode_samples
 
     prompts = [prompt] * len(completions) if isinstance(prompt, str) else list(prompt)
     if rows is None or isinstance(rows, Mapping):
@@ -76,8 +77,9 @@ def make_samples(
             starts = np.arange(len(text), dtype=np.int64)
             offsets = TokenOffsets(np.stack([starts, starts + 1], axis=1))  # the type trainers pass
         else:
-            ids = tuple(tokenizer.encode(text, add_special_tokens=False))
-            text, offsets = decode_with_offsets(tokenizer, ids)
+            encoded = tokenizer.encode(text, add_special_tokens=False)
+            samples += decode_samples(tokenizer, [p], [encoded], [row])
+            continue
         samples.append(Sample(prompt=p, completion=text, token_ids=ids, offsets=offsets, row=row))
     return samples
 

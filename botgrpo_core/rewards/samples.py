@@ -1,0 +1,39 @@
+"""Completions as :class:`~botgrpo_core.signals.Sample` batches: decoded text with token character offsets.
+
+The one place a trainer, ``botgrpo score``, the evaluation and plugin authors' test batches turn token ids
+into what signals see.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from botgrpo_core.rewards.alignment import decode_with_offsets
+from botgrpo_core.signals import Sample
+
+
+def decode_samples(
+    tokenizer: Any,
+    prompts: Sequence[str],
+    completion_ids: Sequence[Sequence[int]],
+    rows: Sequence[Mapping[str, Any]] | None = None,
+) -> list[Sample]:
+    """Decode each completion's ids and attach its token character offsets.
+
+    :param tokenizer: a Hugging Face tokenizer (fast or slow).
+    :param prompts: ``B`` prompt texts.
+    :param completion_ids: ``B`` token id sequences (completion tokens only).
+    :param rows: ``B`` dataset rows (their fields reach the signals as ``Sample.row``).
+    :returns: ``B`` samples, ``offsets[t]`` the character range of token ``t`` in the decoded completion.
+    """
+    samples = []
+    for i, (prompt, ids) in enumerate(zip(prompts, completion_ids, strict=True)):
+        text, offsets = decode_with_offsets(tokenizer, ids)
+        row = dict(rows[i]) if rows is not None else {}
+        samples.append(
+            Sample(
+                prompt=prompt, completion=text, token_ids=tuple(int(t) for t in ids), offsets=offsets, row=row
+            )
+        )
+    return samples
