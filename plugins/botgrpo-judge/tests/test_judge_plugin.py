@@ -58,24 +58,21 @@ def test_signal_contract_outcome(judge_dir: Path) -> None:
     assert all(isinstance(r, float) for r in results)
 
 
-def test_shipped_package_imports_only_the_core_contract() -> None:
-    """The wheel holds no test infrastructure and imports no engine, config, CLI or trainer of the core."""
+def test_wheel_holds_no_test_infrastructure() -> None:
+    """The test server and the tiny judge live in tests/judge_testing; nothing shipped imports them.
+
+    (Which core modules a plugin may import is checked for every plugin in tests/test_architecture.py.)
+    """
     import ast
 
     package = Path(__file__).parents[1] / "botgrpo_judge"
-    contract = {"botgrpo_core", "botgrpo_core.signals"}
-    contract_leaves = {"steps", "pool", "hookspecs"}  # wherever the restructure puts them
     offenders = []
     for source in sorted(package.rglob("*.py")):
         for node in ast.walk(ast.parse(source.read_text(encoding="utf-8"))):
             names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
             if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
                 names = [node.module]
-            for name in names:
-                core = name.split(".")[0] == "botgrpo_core"
-                if (core and name not in contract and name.rsplit(".", 1)[-1] not in contract_leaves) or (
-                    name.split(".")[0] == "judge_testing"
-                ):
-                    offenders.append(f"{source.relative_to(package.parent)}: {name}")
+            offenders += [f"{source.name}: {n}" for n in names if n.split(".")[0] == "judge_testing"]
     assert offenders == []
     assert not (package / "server.py").exists() and not (package / "tiny_judge.py").exists()
+    assert (Path(__file__).parent / "judge_testing" / "server.py").is_file()
