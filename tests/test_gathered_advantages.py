@@ -173,6 +173,17 @@ def test_tokens_are_gathered_only_when_the_statistics_need_them() -> None:
         assert len(calls) == (name in ("process", "pure")), name
 
 
+@pytest.mark.parametrize("name", ["bot", "grpo"])
+def test_float64_rewards_give_float32_as_compute_advantages(name: str) -> None:
+    rewards, mask = token_batch(2, dropped=False)
+    rewards = torch.where(mask, rewards, 0.0).double()
+    for got, expected in zip(
+        simulated(name, {}, rewards, mask, 2), reference(name, {}, rewards, mask).chunk(2), strict=True
+    ):
+        assert got.dtype == torch.float32
+        torch.testing.assert_close(got, expected[:, : got.shape[1]], rtol=1e-6, atol=1e-6)
+
+
 def test_group_keep_uses_prompt_groups() -> None:
     nonzero = torch.tensor([False, False, True, False, False, False, False, False, True, True])
     keep = group_keep(nonzero, 4)  # groups rows 0-3, 4-7, 8-9 (a short last block)

@@ -21,7 +21,12 @@ from typing import Any
 import torch
 from torch import Tensor
 
-from botgrpo_core.estimators.compute import compute_advantages, resolve_options, without_dropped_rollouts
+from botgrpo_core.estimators.compute import (
+    _validate_inputs,
+    compute_advantages,
+    resolve_options,
+    without_dropped_rollouts,
+)
 from botgrpo_core.estimators.moments import _rollout_moments, affine_advantages
 from botgrpo_core.estimators.options import _NAN_CHOICES, _bad_rows_error, _choice
 from botgrpo_core.estimators.registry import CoefficientsFn, estimator_info
@@ -90,7 +95,7 @@ def gathered_advantages(
         all_rewards, all_mask, opts = without_dropped_rollouts(estimator, all_rewards, all_mask, options)
         full = compute_advantages(estimator, all_rewards, all_mask, group_ids=group_index, **opts)
         return full[rows, : token_rewards.shape[1]]
-    r = token_rewards if token_rewards.dtype == torch.float32 else token_rewards.float()
+    r, mask = _validate_inputs(token_rewards, mask)  # as compute_advantages: half -> float32, bool mask
     r, mask, opts = without_dropped_rollouts(estimator, r, mask, options)
     opts = resolve_options(estimator, info.fn, opts)
     nan_policy = opts.pop("nan_policy")
@@ -100,9 +105,10 @@ def gathered_advantages(
         _raise_on_dropped(estimator, local, mask, start, n)
     num_groups = -(-n // group_size)
     scale, shift = info.coefficients_fn(moments, group_index, num_groups, **opts)  # (N,) each
-    return affine_advantages(
+    out = affine_advantages(
         r, mask, None if scale is None else scale[rows], shift[rows], keep=local[:, 2] > 0
     )
+    return out if out.dtype == torch.float32 else out.float()
 
 
 def _raise_on_dropped(estimator: str, local: Tensor, mask: Tensor, start: int, n: int) -> None:
