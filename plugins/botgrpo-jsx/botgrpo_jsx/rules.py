@@ -9,12 +9,15 @@ Rules (names are the keys of ``RulesParams.weights``):
 - ``undefined_component``: a capitalised JSX element (or the root of ``<A.B>``) that nothing in the
   file declares or imports. Declarations are collected file-wide, not per scope: a deliberate
   over-approximation, so a valid file is never flagged (measured on the corpus: see the README).
-- ``unclosed_tag``: an opening tag without a closing tag, or a closing tag whose name differs.
+- ``unclosed_tag``: an opening tag never closed, or a closing tag with no open tag of its name
+  (tags matched by name and indentation, so the orphan is blamed, not its ancestors).
 - ``class_attribute``: ``class=`` (or ``for=``) on a DOM element, where React wants ``className``
   (``htmlFor``).
 - ``missing_export``: the prompt asks for an exported component and none is exported.
 
-Queries run in tree-sitter's C code; Python only looks at the nodes they return.
+One linear walk (:mod:`botgrpo_jsx.walk`) gathers calls, tags and exports with their context;
+declarations come from a tree-sitter query (C code). Code with a syntax error gets only
+``unclosed_tag`` inside the parts that do not parse (see :func:`check_rules`).
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 from botgrpo_jsx.treesitter import Parsed, query
+from botgrpo_jsx.walk import FUNCTIONS, Call, Tag, walk
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -34,25 +38,8 @@ ExportRequirement = Literal["any", "default"]
 _HOOK = re.compile(r"^use[A-Z0-9]\w*$")
 _COMPONENT_OR_HOOK = re.compile(r"^(?:[A-Z]|use[A-Z0-9])")
 _PASCAL = re.compile(r"^[A-Z]")
-#: Wrappers whose function argument is still the component (``memo(function X() {...})``).
-_HOC = re.compile(r"^(?:React\.)?(?:memo|forwardRef|observer|styled|withRouter|connect\(.*\))$", re.DOTALL)
-_FUNCTIONS = frozenset(
-    {
-        "function_declaration",
-        "function_expression",
-        "function",
-        "arrow_function",
-        "generator_function_declaration",
-        "generator_function",
-        "method_definition",
-    }
-)
-_LOOPS = {
-    "for_statement": {"body", "condition", "increment"},
-    "for_in_statement": {"body"},
-    "while_statement": {"body", "condition"},
-    "do_statement": {"body", "condition"},
-}
+#: Longest span a violation gets (its first line, cut here): keeps span building linear.
+_MAX_SPAN_CHARS = 400
 
 # Binding positions; each pattern is kept only where the grammar has its node types.
 _DECLARATIONS = (
@@ -82,15 +69,6 @@ _DECLARATIONS = (
     "(catch_clause parameter: (identifier) @decl)",
     "(assignment_expression left: (identifier) @decl)",
 )
-_USES = (
-    "(call_expression) @call",
-    "(jsx_opening_element) @open",
-    "(jsx_self_closing_element) @selfclose",
-    "(jsx_closing_element) @close",
-    "(export_statement) @export",
-    "(assignment_expression left: (member_expression) @cjs)",
-)
-_PATTERNS = _DECLARATIONS + _USES
 
 
 @dataclass(frozen=True)
@@ -106,37 +84,48 @@ class Violation:
 def check_rules(
     parsed: Parsed, enabled: frozenset[str], require_export: ExportRequirement | None = None
 ) -> list[Violation]:
-    """All violations of the ``enabled`` rules in one parse, in source order."""
-    from tree_sitter import QueryCursor
+    """All violations of the ``enabled`` rules in one parse, in source order.
 
-    q = query(parsed.grammar, _PATTERNS)
-    captures: dict[str, list[Node]] = QueryCursor(q).captures(parsed.root) if q is not None else {}
+    Code that does not parse only gets ``unclosed_tag``: the other rules stay silent inside the
+    top-level statements with a syntax error (there the tree is the parser's guess), and the
+    file-wide ones (``undefined_component``, ``missing_export``) on any file with a syntax error,
+    since a declaration or export may sit in the part that did not parse.
+    """
+    facts = walk(parsed)
     out: list[Violation] = []
-    calls = [(c, f) for c in captures.get("call", []) if (f := c.child_by_field_name("function")) is not None]
+    calls = [c for c in facts.calls if not c.broken]
     if "missing_key" in enabled:
         out += _missing_keys(parsed, calls)
     if "hooks" in enabled:
         out += _hooks(parsed, calls)
-    elements = captures.get("open", []) + captures.get("selfclose", [])
-    if "undefined_component" in enabled:
-        declared = {parsed.text(n) for n in captures.get("decl", [])}
-        out += _undefined_components(parsed, elements, declared)
+    elements = [e for e, broken in facts.elements if not broken]
+    parses = not parsed.root.has_error
+    if "undefined_component" in enabled and parses:
+        out += _undefined_components(parsed, elements, _declared(parsed))
     if "unclosed_tag" in enabled:
-        out += _unclosed_tags(parsed, captures.get("open", []), captures.get("close", []))
+        out += unclosed_tags(parsed, facts.tags)
     if "class_attribute" in enabled:
         out += _class_attributes(parsed, elements)
-    if "missing_export" in enabled and require_export is not None:
-        out += _missing_export(parsed, captures.get("export", []), captures.get("cjs", []), require_export)
+    if "missing_export" in enabled and require_export is not None and parses:
+        out += _missing_export(parsed, facts.exports, facts.cjs_exports, require_export)
     out.sort(key=lambda v: (v.start, v.end, v.rule))
     return out
+
+
+def _declared(parsed: Parsed) -> set[str]:
+    from tree_sitter import QueryCursor
+
+    q = query(parsed.grammar, _DECLARATIONS)
+    captures: dict[str, list[Node]] = QueryCursor(q).captures(parsed.root) if q is not None else {}
+    return {parsed.text(n) for n in captures.get("decl", [])}
 
 
 def _violation(parsed: Parsed, rule: str, node: Node, message: str, first_line: bool = True) -> Violation:
     start, end = parsed.char_range(node)
     if first_line:
-        newline = parsed.index.text.find("\n", start, end)
-        if newline > start:
-            end = newline
+        limit = min(end, start + _MAX_SPAN_CHARS)
+        newline = parsed.index.text.find("\n", start, limit)
+        end = newline if newline > start else limit
     return Violation(rule, start, end, message)
 
 
@@ -148,7 +137,7 @@ def _returned_elements(body: Node) -> list[Node]:
         stack = list(body.named_children)
         while stack:
             node = stack.pop()
-            if node.type in _FUNCTIONS or node.type == "class_declaration":
+            if node.type in FUNCTIONS or node.type == "class_declaration":
                 continue  # a nested function's returns are not the callback's
             if node.type == "return_statement":
                 exprs += [c for c in node.named_children if c.type != "comment"][:1]
@@ -192,9 +181,10 @@ def _attribute_name(attribute: Node, parsed: Parsed) -> str | None:
     return parsed.text(attribute.named_children[0])
 
 
-def _missing_keys(parsed: Parsed, calls: list[tuple[Node, Node]]) -> list[Violation]:
+def _missing_keys(parsed: Parsed, calls: list[Call]) -> list[Violation]:
     out = []
-    for call, callee in calls:
+    for c in calls:
+        call, callee = c.node, c.callee
         if callee.type != "member_expression":
             continue
         prop = callee.child_by_field_name("property")
@@ -202,7 +192,7 @@ def _missing_keys(parsed: Parsed, calls: list[tuple[Node, Node]]) -> list[Violat
             continue
         args = call.child_by_field_name("arguments")
         fn = next((a for a in args.named_children if a.type != "comment"), None) if args is not None else None
-        if fn is None or fn.type not in _FUNCTIONS:
+        if fn is None or fn.type not in FUNCTIONS:
             continue
         body = fn.child_by_field_name("body")
         if body is None:
@@ -231,7 +221,7 @@ def _hook_name(callee: Node, parsed: Parsed) -> str | None:
         name = parsed.text(callee)
     elif callee.type == "member_expression":
         obj, prop = callee.child_by_field_name("object"), callee.child_by_field_name("property")
-        if obj is None or prop is None or parsed.text(obj) != "React":
+        if obj is None or prop is None or obj.type != "identifier" or parsed.text(obj) != "React":
             return None
         name = parsed.text(prop)
     else:
@@ -239,118 +229,33 @@ def _hook_name(callee: Node, parsed: Parsed) -> str | None:
     return name if _HOOK.match(name) else None
 
 
-def _field_of(parent: Node, child: Node) -> str | None:
-    for i, c in enumerate(parent.children):
-        if c.id == child.id:
-            return parent.field_name_for_child(i)
+def _hook_problem(call: Call, name: str) -> str | None:
+    fn = call.function
+    if fn is None:
+        return (
+            f"`{name}` {call.problem}"
+            if call.problem
+            else f"`{name}` called at module level, outside any component"
+        )
+    if fn.method:
+        return f"`{name}` called in a class method: hooks work only in function components"
+    if call.problem:
+        return f"`{name}` {call.problem}"
+    if not fn.default_export and not (fn.name and _COMPONENT_OR_HOOK.match(fn.name)):
+        where = f"`{fn.name}`" if fn.name else "a callback"
+        return f"`{name}` called inside {where}, which is neither a component nor a hook"
     return None
 
 
-def _function_name(fn: Node, parsed: Parsed) -> tuple[str | None, bool]:
-    """(name the function is known by, whether it is an anonymous default export)."""
-    own = fn.child_by_field_name("name")
-    if own is not None and fn.type != "method_definition":
-        return parsed.text(own), False
-    node = fn
-    while node.parent is not None:
-        parent = node.parent
-        if parent.type == "variable_declarator":
-            name = parent.child_by_field_name("name")
-            return (parsed.text(name) if name is not None else None), False
-        if parent.type == "export_statement":
-            return None, True
-        if parent.type in ("pair", "public_field_definition", "field_definition"):
-            key = parent.child_by_field_name("key") or parent.child_by_field_name("name")
-            return (parsed.text(key) if key is not None else None), False
-        if parent.type == "assignment_expression":
-            left = parent.child_by_field_name("left")
-            if left is not None and left.type == "member_expression":
-                left = left.child_by_field_name("property") or left
-            return (parsed.text(left) if left is not None else None), False
-        if (
-            parent.type == "arguments"
-            and parent.parent is not None
-            and parent.parent.type == "call_expression"
-        ):
-            callee = parent.parent.child_by_field_name("function")
-            if callee is not None and _HOC.match(parsed.text(callee)):
-                node = parent.parent  # memo(...) / forwardRef(...): the wrapper's binding names it
-                continue
-            return None, False
-        if parent.type in ("parenthesized_expression", "as_expression", "satisfies_expression"):
-            node = parent
-            continue
-        return None, False
-    return None, False
-
-
-def _returns(node: Node) -> bool:
-    """Whether ``node`` holds a ``return`` of the function it is in (nested functions skipped)."""
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        if current.type == "return_statement":
-            return True
-        if current is not node and current.type in _FUNCTIONS:
-            continue  # a return in there leaves that function, not ours
-        stack.extend(current.children)
-    return False
-
-
-def _after_return(block: Node, child: Node) -> bool:
-    """Whether a statement before ``child`` in ``block`` can return: the hook is then skipped on some renders."""
-    for statement in block.children:
-        if statement.id == child.id:
-            return False
-        if _returns(statement):
-            return True
-    return False
-
-
-def _hooks(parsed: Parsed, calls: list[tuple[Node, Node]]) -> list[Violation]:
+def _hooks(parsed: Parsed, calls: list[Call]) -> list[Violation]:
     out = []
-    for call, callee in calls:
-        name = _hook_name(callee, parsed)
+    for call in calls:
+        name = _hook_name(call.callee, parsed)
         if name is None:
             continue
-        problem = None
-        child, node = call, call.parent
-        while node is not None:
-            kind = node.type
-            if kind in _FUNCTIONS:
-                if kind == "method_definition":
-                    problem = f"`{name}` called in a class method: hooks work only in function components"
-                    break
-                fn_name, default_export = _function_name(node, parsed)
-                if (
-                    problem is None
-                    and not default_export
-                    and not (fn_name and _COMPONENT_OR_HOOK.match(fn_name))
-                ):
-                    where = f"`{fn_name}`" if fn_name else "a callback"
-                    problem = f"`{name}` called inside {where}, which is neither a component nor a hook"
-                break
-            field = _field_of(node, child)
-            if problem is None:
-                if kind == "if_statement" and field != "condition":
-                    problem = f"`{name}` called conditionally (inside an if)"
-                elif kind == "ternary_expression" and field != "condition":
-                    problem = f"`{name}` called conditionally (inside a ?: branch)"
-                elif kind == "binary_expression" and field == "right":
-                    op = node.child_by_field_name("operator")
-                    if op is not None and parsed.text(op) in ("&&", "||", "??"):
-                        problem = f"`{name}` called conditionally (right of {parsed.text(op)})"
-                elif kind in ("switch_case", "switch_default"):
-                    problem = f"`{name}` called conditionally (inside a switch case)"
-                elif kind in _LOOPS and field in _LOOPS[kind]:
-                    problem = f"`{name}` called inside a loop"
-                elif kind == "statement_block" and _after_return(node, child):
-                    problem = f"`{name}` called after an early return (not every render reaches it)"
-            child, node = node, node.parent
-        else:
-            problem = problem or f"`{name}` called at module level, outside any component"
+        problem = _hook_problem(call, name)
         if problem is not None:
-            out.append(_violation(parsed, "hooks", call, problem))
+            out.append(_violation(parsed, "hooks", call.node, problem))
     return out
 
 
@@ -383,30 +288,69 @@ def _undefined_components(parsed: Parsed, elements: list[Node], declared: set[st
 
 
 # --- unclosed_tag ----------------------------------------------------------------------------------------------
-def _unclosed_tags(parsed: Parsed, openings: list[Node], closings: list[Node]) -> list[Violation]:
-    out = []
-    for opening in openings:
-        parent = opening.parent
-        label = (
-            parsed.text(opening.child_by_field_name("name")) if opening.child_by_field_name("name") else ""
-        )
-        if parent is None or parent.type != "jsx_element":
-            out.append(_violation(parsed, "unclosed_tag", opening, f"<{label}> is never closed"))
+def unclosed_tags(parsed: Parsed, tags: list[Tag]) -> list[Violation]:
+    """Match JSX tags by name with a stack, the way an HTML parser recovers, and blame the orphans.
+
+    A closing tag pops the nearest open tag of its name; the tags opened above that one are the
+    ones never closed (after a deleted ``</span>``, the ``<span>``, not the ``<div>`` around it that
+    tree-sitter leaves unclosed). Between same-name tags the indentation decides: a ``</div>``
+    that starts its line closes the open ``<div>`` starting a line at the same indentation.
+    A closing tag with no open tag of its name closes nothing.
+    """
+    out: list[Violation] = []
+    stack = _TagStack()
+    for tag in tags:
+        if not tag.closing:
+            stack.push(tag)
             continue
-        close = parent.child_by_field_name("close_tag")
-        if close is None or close.is_missing or close.end_byte == close.start_byte:
-            out.append(_violation(parsed, "unclosed_tag", opening, f"<{label}> is never closed"))
+        match = stack.match(tag)
+        if match is None:
+            message = f"</{tag.name}> closes no open tag"
+            out.append(_violation(parsed, "unclosed_tag", tag.node, message))
             continue
-        close_name = close.child_by_field_name("name")
-        closing_label = parsed.text(close_name) if close_name is not None else ""
-        if closing_label != label:
-            message = f"<{label}> is closed by </{closing_label}>"
-            out.append(_violation(parsed, "unclosed_tag", opening, message))
-            out.append(_violation(parsed, "unclosed_tag", close, message))
-    for close in closings:
-        if close.parent is None or close.parent.type != "jsx_element":
-            out.append(_violation(parsed, "unclosed_tag", close, f"{parsed.text(close)} closes no open tag"))
+        out += [_never_closed(parsed, orphan, tag) for orphan in stack.cut(match)[1:]]
+    out += [_never_closed(parsed, orphan, None) for orphan in stack.cut(0)]
     return out
+
+
+class _TagStack:
+    """Open tags, with the positions of each name (and name + indentation) for O(1) lookups."""
+
+    def __init__(self) -> None:
+        self.tags: list[Tag] = []
+        self.by_name: dict[str, list[int]] = {}
+        self.by_indent: dict[tuple[str, int | None], list[int]] = {}
+
+    def push(self, tag: Tag) -> None:
+        self.by_name.setdefault(tag.name, []).append(len(self.tags))
+        self.by_indent.setdefault((tag.name, tag.indent), []).append(len(self.tags))
+        self.tags.append(tag)
+
+    def match(self, closing: Tag) -> int | None:
+        """Position of the open tag ``closing`` closes: the nearest of its name, or the aligned one."""
+        same = self.by_name.get(closing.name)
+        if not same:
+            return None
+        nearest = same[-1]
+        if closing.indent is not None and self.tags[nearest].indent not in (None, closing.indent):
+            aligned = self.by_indent.get((closing.name, closing.indent))
+            if aligned:
+                return aligned[-1]
+        return nearest
+
+    def cut(self, position: int) -> list[Tag]:
+        """Remove and return the tags from ``position`` up."""
+        removed = self.tags[position:]
+        for tag in reversed(removed):
+            self.by_name[tag.name].pop()
+            self.by_indent[(tag.name, tag.indent)].pop()
+        del self.tags[position:]
+        return removed
+
+
+def _never_closed(parsed: Parsed, orphan: Tag, by: Tag | None) -> Violation:
+    where = f" (</{by.name}> closes the tag around it)" if by is not None else ""
+    return _violation(parsed, "unclosed_tag", orphan.node, f"<{orphan.name}> is never closed{where}")
 
 
 # --- class_attribute -------------------------------------------------------------------------------------------
@@ -430,11 +374,9 @@ def _class_attributes(parsed: Parsed, elements: list[Node]) -> list[Violation]:
 
 # --- missing_export ----------------------------------------------------------------------------------------------
 def _exports(parsed: Parsed, exports: list[Node], cjs: list[Node]) -> tuple[bool, bool]:
-    """(has a default export, has a named export of a capitalised name)."""
+    """(has a default export, has a named export of a capitalised name); ``exports`` are top-level."""
     default = named = False
     for node in exports:
-        if node.parent is None or node.parent.type != "program":
-            continue
         if any(c.type == "default" for c in node.children):
             default = True
             continue

@@ -73,3 +73,34 @@ def test_adversarial_inputs_through_esbuild(need_node: None) -> None:
     results = scorer.score([Sample("", t) for t in ADVERSARIAL.values()] + [Sample("", VALID)])
     assert all(_defined(r) for r in results)
     assert results[-1] == 1.0
+
+
+def _scaling_inputs() -> dict[str, str]:
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent.parent / "scripts" / "rules_scaling.py"
+    spec = importlib.util.spec_from_file_location("rules_scaling", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return {name: module.sized(make, 90_000) for name, make in module.GENERATORS.items()}
+
+
+def test_rules_on_90kb_flat_and_nested_input_score_within_the_deadline() -> None:
+    """Issue 17: 48-90 KB of flat or nested code timed out in jsx.rules (quadratic parent walks)."""
+    from botgrpo_jsx.analysis import parse_view
+    from botgrpo_jsx.extract import CodeView
+    from botgrpo_jsx.walk import walk
+
+    inputs = _scaling_inputs()
+    params = RulesParams(workers=0)
+    for name in ("nested hook calls", "nested unclosed", "flat hooks in ifs", "flat elements"):
+        parsed = parse_view(CodeView(inputs[name], 0), params)
+        assert not isinstance(parsed, SampleError)
+        # the rule walk visits each node exactly once, whatever the shape
+        assert walk(parsed).visits == parsed.root.descendant_count, name
+    # and under the default per-sample deadline (timeout_s = 5 s, killable pool), every one scores
+    slowest_before = ("nested hook calls", "nested maps", "nested elements")
+    results = make_rules(RulesParams(workers=1)).score([Sample("", inputs[n]) for n in slowest_before])
+    assert [isinstance(r, list) for r in results] == [True] * 3, results

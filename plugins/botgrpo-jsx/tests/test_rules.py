@@ -78,9 +78,29 @@ def test_rule_fires_and_clears(bad: str, good: str, rule: str, text: str) -> Non
     assert violations(good) == []
 
 
-def test_unclosed_and_mismatched_tags() -> None:
+def test_unclosed_tag_blames_the_orphan_not_its_ancestors() -> None:
     found = violations("function A() {\n  return (<div>\n    <p>hi\n  </div>);\n}\n")
-    assert ("unclosed_tag", "<div>") in found and ("unclosed_tag", "<p>") in found
+    assert found == [("unclosed_tag", "<p>")]  # </div> closes <div>; <p> is the one never closed
+    # same-name nesting: the indentation says which <div> lost its closing tag
+    code = "const A = () => (\n  <div>\n    <div>\n      x\n  </div>\n);\n"
+    ((found,),) = make_rules(INLINE).score([Sample("", code)])
+    assert code[found.start : found.end] == "<div>" and found.start == code.rindex("<div>")
+    assert ("unclosed_tag", "</b>") in violations("const A = () => <div><p>x</p></b></div>;")
+
+
+def test_rules_stay_silent_where_the_code_does_not_parse() -> None:
+    valid = (
+        "import { Card } from './card';\n"
+        "function A({ xs }) {\n  const [a, setA] = useState(0);\n"
+        "  if (a) {\n    setA(1);\n  }\n  useEffect(() => {}, []);\n"
+        "  return <Card>{xs.map((x) => <p key={x}>{x}</p>)}</Card>;\n}\n"
+    )
+    assert violations(valid) == []
+    # a deleted `}` makes everything after it part of the if: the parser's guess, not a hook rule
+    broken = valid.replace("    setA(1);\n  }\n", "    setA(1);\n")
+    assert violations(broken) == []
+    # a deleted `{` of the import loses the declaration of Card: no undefined-component span
+    assert violations(valid.replace("{ Card }", " Card }")) == []
 
 
 def test_declared_in_any_way_is_not_undefined() -> None:

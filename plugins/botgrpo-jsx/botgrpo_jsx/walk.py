@@ -1,0 +1,223 @@
+"""One pass over a tree-sitter tree that gathers what the React rules need, in linear time.
+
+tree-sitter nodes do not store their parent: ``Node.parent`` walks down from the root, and
+``field_name_for_child`` scans the siblings, so rules that climb from each call to its function cost
+O(depth x siblings) per node and time out on large flat or deeply nested input. Here a single
+``TreeCursor`` walk visits every node once and carries the context down instead:
+
+- the enclosing function (its name, whether it is a method, how many ``return``s it has had so far);
+- why a hook at this position would run conditionally (the innermost reason: an ``if`` branch, a
+  ``?:`` branch, the right of ``&&``/``||``/``??``, a ``switch`` case, a loop, after an early return);
+- whether the node lies in a part that does not parse (inside an ``ERROR`` node, or in a top-level
+  statement with a syntax error), where rules about structure would only report the parser's guesses.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from botgrpo_jsx.treesitter import Parsed
+
+if TYPE_CHECKING:
+    from tree_sitter import Node
+
+FUNCTIONS = frozenset(
+    {
+        "function_declaration",
+        "function_expression",
+        "function",
+        "arrow_function",
+        "generator_function_declaration",
+        "generator_function",
+        "method_definition",
+    }
+)
+_LOOPS = {
+    "for_statement": {"body", "condition", "increment"},
+    "for_in_statement": {"body"},
+    "while_statement": {"body", "condition"},
+    "do_statement": {"body", "condition"},
+}
+#: Wrappers whose function argument is still the component (``memo(function X() {...})``).
+_HOC = re.compile(r"^(?:React\.)?(?:memo|forwardRef|observer|styled|withRouter|connect\(.*\))$", re.DOTALL)
+_WRAPPERS = frozenset({"parenthesized_expression", "as_expression", "satisfies_expression"})
+#: A tag further than this from its line's start is not "first on its line" (bounds the look-back).
+_MAX_INDENT = 200
+
+
+@dataclass
+class Function:
+    """A function the walk is inside: its name, kind, and ``return`` statements seen so far."""
+
+    name: str | None
+    default_export: bool
+    method: bool
+    returns: int = 0
+
+
+@dataclass(frozen=True)
+class Call:
+    """A call expression with its context (``problem``: why it would run conditionally, or None)."""
+
+    node: Node
+    callee: Node
+    function: Function | None
+    problem: str | None
+    broken: bool
+
+
+@dataclass(frozen=True)
+class Tag:
+    """A JSX opening or closing tag; ``indent`` is its line's indentation when it starts the line."""
+
+    node: Node
+    closing: bool
+    name: str
+    indent: int | None
+
+
+@dataclass
+class Facts:
+    """What one walk found, in source order."""
+
+    calls: list[Call] = field(default_factory=list)
+    #: (opening or self-closing element, whether it lies in a part that does not parse)
+    elements: list[tuple[Node, bool]] = field(default_factory=list)
+    tags: list[Tag] = field(default_factory=list)
+    exports: list[Node] = field(default_factory=list)
+    cjs_exports: list[Node] = field(default_factory=list)
+    visits: int = 0
+
+
+@dataclass
+class _Frame:
+    node: Node
+    type: str
+    function: Function | None
+    problem: str | None
+    broken: bool
+    returns_at_entry: int = 0
+
+
+def walk(parsed: Parsed) -> Facts:
+    """Visit every node of ``parsed`` once (iteratively: no recursion limit) and collect :class:`Facts`."""
+    facts = Facts()
+    cursor = parsed.root.walk()
+    frames: list[_Frame] = []
+    while True:
+        frames.append(_enter(parsed, cursor.node, cursor.field_name, frames, facts))
+        facts.visits += 1
+        if cursor.goto_first_child():
+            continue
+        frames.pop()
+        while not cursor.goto_next_sibling():
+            if not cursor.goto_parent():
+                return facts
+            frames.pop()
+
+
+def _enter(parsed: Parsed, node: Node, field_name: str | None, frames: list[_Frame], facts: Facts) -> _Frame:
+    kind = node.type
+    parent = frames[-1] if frames else None
+    function = parent.function if parent is not None else None
+    if parent is None:
+        broken, problem = False, None
+    else:
+        broken = parent.broken or node.is_error or (parent.type == "program" and node.has_error)
+        inherited = None if parent.type in FUNCTIONS else parent.problem
+        problem = _position_problem(parsed, parent, field_name) or inherited
+    if kind in FUNCTIONS:
+        name, default_export = _function_name(parsed, node, frames)
+        function = Function(name, default_export, kind == "method_definition")
+    frame = _Frame(node, kind, function, problem, broken, function.returns if function else 0)
+    if kind == "return_statement" and function is not None:
+        function.returns += 1
+    elif kind == "call_expression":
+        callee = node.child_by_field_name("function")
+        if callee is not None:
+            facts.calls.append(Call(node, callee, function, problem, broken))
+    elif kind in ("jsx_opening_element", "jsx_self_closing_element"):
+        facts.elements.append((node, broken))
+        if kind == "jsx_opening_element":
+            facts.tags.append(_tag(parsed, node, closing=False))
+    elif kind == "jsx_closing_element":
+        facts.tags.append(_tag(parsed, node, closing=True))
+    elif kind == "export_statement" and parent is not None and parent.type == "program":
+        facts.exports.append(node)
+    elif (
+        kind == "member_expression"
+        and field_name == "left"
+        and parent
+        and parent.type == "assignment_expression"
+    ):
+        facts.cjs_exports.append(node)
+    return frame
+
+
+def _position_problem(parsed: Parsed, parent: _Frame, field_name: str | None) -> str | None:
+    """Why code at this position of ``parent`` runs on some renders only (hook rule), or None."""
+    kind = parent.type
+    if kind == "if_statement" and field_name != "condition":
+        return "called conditionally (inside an if)"
+    if kind == "ternary_expression" and field_name != "condition":
+        return "called conditionally (inside a ?: branch)"
+    if kind == "binary_expression" and field_name == "right":
+        op = parent.node.child_by_field_name("operator")
+        text = parsed.text(op) if op is not None else ""
+        return f"called conditionally (right of {text})" if text in ("&&", "||", "??") else None
+    if kind in ("switch_case", "switch_default"):
+        return "called conditionally (inside a switch case)"
+    if kind in _LOOPS and field_name in _LOOPS[kind]:
+        return "called inside a loop"
+    # In a block, every earlier statement has been walked already: a return among them skips us.
+    fn = parent.function
+    if kind == "statement_block" and fn is not None and fn.returns > parent.returns_at_entry:
+        return "called after an early return (not every render reaches it)"
+    return None
+
+
+def _function_name(parsed: Parsed, fn: Node, ancestors: list[_Frame]) -> tuple[str | None, bool]:
+    """(name the function is known by, whether it is an anonymous default export)."""
+    own = fn.child_by_field_name("name")
+    if own is not None and fn.type != "method_definition":
+        return parsed.text(own), False
+    i = len(ancestors) - 1
+    while i >= 0:
+        parent = ancestors[i].node
+        kind = parent.type
+        if kind == "variable_declarator":
+            name = parent.child_by_field_name("name")
+            return (parsed.text(name) if name is not None else None), False
+        if kind == "export_statement":
+            return None, True
+        if kind in ("pair", "public_field_definition", "field_definition"):
+            key = parent.child_by_field_name("key") or parent.child_by_field_name("name")
+            return (parsed.text(key) if key is not None else None), False
+        if kind == "assignment_expression":
+            left = parent.child_by_field_name("left")
+            if left is not None and left.type == "member_expression":
+                left = left.child_by_field_name("property") or left
+            return (parsed.text(left) if left is not None else None), False
+        if kind == "arguments" and i >= 1 and ancestors[i - 1].type == "call_expression":
+            callee = ancestors[i - 1].node.child_by_field_name("function")
+            if callee is not None and _HOC.match(parsed.text(callee)):
+                i -= 2  # memo(...) / forwardRef(...): the wrapper's binding names it
+                continue
+            return None, False
+        if kind in _WRAPPERS:
+            i -= 1
+            continue
+        return None, False
+    return None, False
+
+
+def _tag(parsed: Parsed, node: Node, closing: bool) -> Tag:
+    name_node = node.child_by_field_name("name")
+    name = parsed.text(name_node) if name_node is not None else ""
+    start = node.start_byte
+    line_start = parsed.source.rfind(b"\n", max(0, start - _MAX_INDENT), start) + 1
+    lead = parsed.source[line_start:start]
+    indent = len(lead) if (line_start > 0 or start < _MAX_INDENT) and not lead.strip() else None
+    return Tag(node, closing, name, indent)
