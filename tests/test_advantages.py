@@ -10,11 +10,7 @@ import torch
 
 from botgrpo_core.estimators import compute, moments, pooled, registry
 from botgrpo_core.estimators.compute import compute_advantages
-from botgrpo_core.estimators.moments import (
-    bot_advantages_from_stats,
-    group_stats_from_moments,
-    rollout_moments,
-)
+from botgrpo_core.estimators.moments import affine_advantages, group_stats_from_moments, rollout_moments
 from botgrpo_core.estimators.registry import available_estimators, get_estimator, register_estimator
 
 torch.set_num_threads(1)
@@ -357,7 +353,7 @@ def test_group_stats_from_moments_match_direct_computation(std: str, weighting: 
 
 def test_sharded_moments_equal_the_full_batch() -> None:
     """What a distributed trainer does: each process computes (B_k, 3) moments, gathers, then
-    computes its own rows' advantages from the global statistics."""
+    computes its own rows' advantages from coefficients of the global statistics (any row order)."""
     rewards, mask = random_batch(4, batch=24, tokens=11, layout="holes")
     gi = torch.arange(24) % 6  # groups interleaved across shards
     full = compute_advantages("bot", rewards, mask, group_ids=gi)
@@ -365,18 +361,33 @@ def test_sharded_moments_equal_the_full_batch() -> None:
     shards = [perm[:7], perm[7:15], perm[15:]]
     gathered = torch.cat([rollout_moments(rewards[s], mask[s]) for s in shards])  # (B, 3) all_gather
     gathered_gi = torch.cat([gi[s] for s in shards])
-    mean, sd, _ = group_stats_from_moments(gathered, gathered_gi, 6)
+    scale, shift = pooled.bot_coefficients(gathered, gathered_gi, 6, std="bessel", eps=1e-6, scope="group")
+    start = 0
     for s in shards:
-        local = bot_advantages_from_stats(rewards[s], mask[s], gi[s], mean, sd)
+        rows = slice(start, start + len(s))
+        local = affine_advantages(rewards[s], mask[s], scale[rows], shift[rows])
         assert torch.allclose(local, full[s], atol=1e-6)
+        start += len(s)
 
 
-def test_bot_is_built_from_the_three_helpers() -> None:
+@pytest.mark.parametrize("name", ["bot", "token_pool", "grpo", "dr_grpo"])
+def test_moments_estimators_are_moments_coefficients_affine(name: str) -> None:
+    """The built-in is exactly: moments, its registered coefficients, the affine map (the gathered path)."""
     rewards, mask = random_batch(8, layout="left")
     gi = torch.arange(12) // 4
-    mean, sd, _ = group_stats_from_moments(rollout_moments(rewards, mask), gi, 3)
-    direct = bot_advantages_from_stats(rewards, mask, gi, mean, sd)
-    assert torch.equal(direct, compute_advantages("bot", rewards, mask, group_size=4))
+    moments = rollout_moments(rewards, mask)
+    info = registry.estimator_info(name)
+    options = compute.resolve_options(name, info.fn, {})
+    del options["nan_policy"]
+    scale, shift = info.coefficients_fn(moments, gi, 3, **options)
+    direct = affine_advantages(rewards, mask, scale, shift)
+    assert torch.equal(direct, compute_advantages(name, rewards, mask, group_size=4))
+    if name in ("grpo", "dr_grpo"):  # one advantage per rollout
+        assert scale is None
+    mean, sd, _ = group_stats_from_moments(moments, gi, 3)
+    if name == "bot":  # A = (r - mu_g) / (std_g + eps)
+        expected = torch.where(mask, (rewards - mean[gi, None]) / (sd[gi, None] + 1e-6), 0.0).float()
+        torch.testing.assert_close(direct, expected, rtol=1e-5, atol=1e-6)
 
 
 def test_moments_nan_policy() -> None:

@@ -41,7 +41,7 @@ def rollout_moments(token_rewards: Tensor, mask: Tensor, *, nan_policy: str = "r
     ``L`` is the number of valid tokens (0 for an empty rollout, whose two means are 0). These three
     numbers per rollout are all the group statistics need, so a distributed trainer gathers this
     ``(B, 3)`` tensor across processes instead of the padded ``(B, T)`` rewards, then calls
-    :func:`group_stats_from_moments` and :func:`bot_advantages_from_stats`.
+    :func:`~botgrpo_core.estimators.gathered.gathered_advantages`.
 
     Precision: sums are taken over ``r - p_i`` with ``p_i`` the reward at the row's first valid token
     (shifted-data variance), so a constant row has exactly ``mean = p_i`` and zero within-row spread,
@@ -132,34 +132,6 @@ def group_stats_from_moments(
     if std == "bessel":
         var = torch.where(count > 1, var * count / (count - 1).clamp(min=1.0), 0.0)
     return mean, var.sqrt(), count
-
-
-def bot_advantages_from_stats(
-    token_rewards: Tensor,
-    mask: Tensor,
-    group_index: Tensor,
-    mean: Tensor,
-    std: Tensor,
-    *,
-    eps: float = DEFAULT_EPS,
-    keep: Tensor | None = None,
-    out: Tensor | None = None,
-) -> Tensor:
-    """``A[i, t] = (r[i, t] - mean[g_i]) / (std[g_i] + eps)`` on valid tokens, 0 elsewhere.
-
-    A group with ``std == 0`` (no spread) gets exactly 0.
-
-    :param mean: ``(G,)`` group means, :param std: ``(G,)`` group stds (from
-        :func:`group_stats_from_moments`).
-    :param keep: optional ``(B,)`` bool; rollouts with ``False`` get advantage 0 (pass
-        ``moments[:, 2] > 0`` to zero rollouts that ``nan_policy="mask"`` left out).
-    :param out: optional ``(B, T)`` buffer of ``token_rewards``' dtype to write the result into (it must
-        not alias ``token_rewards``).
-    :returns: ``(B, T)`` in ``token_rewards``' dtype.
-    """
-    gi = group_index.to(mean.device)
-    scale = inverse_std(std, eps)[gi]  # (B,)
-    return affine_advantages(token_rewards, mask, scale, -mean[gi] * scale, keep=keep, out=out)
 
 
 def inverse_std(std: Tensor, eps: float) -> Tensor:

@@ -1,7 +1,10 @@
 """The estimator registry: names, functions and what each needs (outcome-level or token-level).
 
 A run file names an estimator (``algorithm.estimator``); a plugin adds one through
-``botgrpo_register_estimators``.
+``botgrpo_register_estimators``. Each :class:`EstimatorInfo` says whether the estimator is outcome-level
+(fits a sequence-level ratio) and what its statistics need from the other processes' rollouts
+(``statistics``); the moments-based built-ins also name their :data:`CoefficientsFn`, through which
+``estimators.gathered`` runs them on one process or many.
 """
 
 from __future__ import annotations
