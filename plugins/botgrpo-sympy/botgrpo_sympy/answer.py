@@ -21,8 +21,9 @@ from typing import Any
 
 import sympy
 
+from botgrpo_sympy import numberformat
 from botgrpo_sympy.equality import Verdict, equal
-from botgrpo_sympy.limits import LimitExceeded, Limits, Undefined, Unsupported
+from botgrpo_sympy.limits import CHECK_FAILURES, LimitExceeded, Limits, Undefined, Unsupported
 from botgrpo_sympy.mathparse import parse_value
 from botgrpo_sympy.numeval import Evaluator, same
 from botgrpo_sympy.params import AnswerParams
@@ -54,7 +55,7 @@ def clean(text: str) -> str:
     text = text.replace("\\dfrac", "\\frac").replace("\\tfrac", "\\frac")
     text = text.rstrip(".").strip()
     # Units that never change the value: a trailing percent sign or degree mark.
-    text = re.sub(r"(?:\\%|%|\^\s*\{?\\circ\}?|°)$", "", text).strip()
+    text = numberformat.TRAILING_UNIT.sub("", text).strip()
     if text.startswith("\\text{") and text.endswith("}") and text.count("{") == 1:
         text = text[6:-1].strip()
     return text
@@ -236,7 +237,10 @@ def check_answer(params: AnswerParams, completion: str, reference: str) -> tuple
         pred = read_answer(piece.text, params.limits)
     except _ERRORS as exc:
         return 0.0, {"status": f"answer not parsed: {exc}", "answer": piece.text[:200]}
-    value = comparer.score(pred, ref)
+    try:
+        value = comparer.score(pred, ref)
+    except CHECK_FAILURES as exc:  # e.g. OverflowError converting a huge exact value: this answer is 0
+        return 0.0, {"status": f"not compared: {type(exc).__name__}", "answer": piece.text[:200]}
     return value, {"answer": piece.text[:200], "status": "equal" if value == 1.0 else "not equal"}
 
 

@@ -14,6 +14,7 @@ equation, or the unique solution of a linear system) all satisfy ``g``; it is re
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -52,6 +53,35 @@ _DENOMINATORS = [1, 1, 1, 2, 3, 5, 7, 11, 13]
 MAX_SOLVE_DEGREE = 8
 #: Largest expression (sympy count_ops) the symbolic fallback is allowed to simplify.
 MAX_SIMPLIFY_OPS = 60
+#: Most terms an expansion may produce before ``Poly``/``expand``/``simplify`` is refused: these
+#: expand powers of sums, and ``(a+b+c+d+f+g)^400`` has ~10^11 terms though it is short to write.
+MAX_EXPANDED_TERMS = 2000
+
+
+def expanded_terms(expr: Any, cap: int = MAX_EXPANDED_TERMS) -> int:
+    """An upper bound on the number of terms of ``expand(expr)``, saturating just above ``cap``."""
+    if not isinstance(expr, sympy.Basic) or not expr.args:
+        return 1
+    if expr.is_Add:
+        return min(cap + 1, sum(expanded_terms(a, cap) for a in expr.args))
+    if expr.is_Mul:
+        total = 1
+        for a in expr.args:
+            total = min(cap + 1, total * expanded_terms(a, cap))
+        return total
+    if expr.is_Pow and expr.exp.is_Integer:
+        n, k = expanded_terms(expr.base, cap), abs(int(expr.exp))
+        if n == 1:
+            return 1
+        if k > cap:
+            return cap + 1
+        return min(cap + 1, math.comb(n + k - 1, k))  # monomials of degree k in n terms
+    return max([expanded_terms(a, cap) for a in expr.args] + [1])
+
+
+def expandable(*exprs: Any) -> bool:
+    """Can ``exprs`` be expanded (``Poly``, ``expand``, ``simplify``) within the term cap?"""
+    return all(expanded_terms(e) <= MAX_EXPANDED_TERMS for e in exprs)
 
 
 def free_symbols(*exprs: Any) -> set[sympy.Symbol]:
@@ -120,7 +150,7 @@ def _symbolic_equal(a: Any, b: Any) -> Outcome:
     a = sympy.Rational(a.numerator, a.denominator) if isinstance(a, Fraction) else a
     b = sympy.Rational(b.numerator, b.denominator) if isinstance(b, Fraction) else b
     diff = a - b
-    if sympy.count_ops(diff) > MAX_SIMPLIFY_OPS:
+    if sympy.count_ops(diff) > MAX_SIMPLIFY_OPS or not expandable(diff):
         return Outcome(Verdict.UNKNOWN, "no evaluable point and too large to simplify")
     if sympy.simplify(diff) == 0:
         return Outcome(Verdict.TRUE, "symbolic")
@@ -176,7 +206,7 @@ def solutions(system: Sequence[Any], limits: Limits) -> list[dict[sympy.Symbol, 
     """
     exprs = [_to_sympy(f) for f in system]
     variables = sorted(free_symbols(*exprs), key=str)
-    if not variables or len(variables) > limits.max_symbols:
+    if not variables or len(variables) > limits.max_symbols or not expandable(*exprs):
         return None
     try:
         if len(variables) == 1:

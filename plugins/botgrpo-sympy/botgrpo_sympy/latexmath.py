@@ -129,8 +129,10 @@ _COMMA_NUMBER = re.compile(r"^\s*(-?)(\d{1,3}(?:,\d{3})+)(\.\d+)?\s*$")
 _NUMBER = re.compile(r"^(\d*)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$")
 _BINOM = re.compile(r"\\binom\s*\{\s*(\d{1,3})\s*\}\s*\{\s*(\d{1,3})\s*\}")
 
+#: ``units=False``: upstream's unit removal deletes single letters that are variables in math text
+#: (``2h + s`` -> ``2``, ``a_1 + 9d`` -> ``a_1 + 9``); units are the checker's business (``claimtext``).
 _NORMALIZATION = NormalizationConfig(
-    basic_latex=True, units=True, malformed_operators=True, nits=True, boxed="all", equations=False
+    basic_latex=True, units=False, malformed_operators=True, nits=True, boxed="all", equations=False
 )
 _CONVERSION = ConversionConfig(lowercase_symbols=False)
 
@@ -189,6 +191,23 @@ def check_latex_text(text: str, limits: Limits) -> None:
     if "\\binom" in text and len(_BINOM.findall(text)) != text.count("\\binom"):
         # The converter evaluates binomials eagerly: only small literal arguments are allowed.
         raise Unsupported("\\binom needs small literal arguments")
+    _check_eager_calls(text, limits)
+
+
+def _check_eager_calls(text: str, limits: Limits) -> None:
+    """The converter evaluates ``\\gcd``/``\\lcm`` (through ``nsimplify``) and the index of
+    ``\\sqrt[n]`` before any cap can see them: ``\\gcd(9^{9^{9}}, 3)`` or ``\\sqrt[9^{9^{9}}]{2}``
+    would compute the tower. Only literal integers are accepted there."""
+    digits = limits.max_digits
+    if "\\sqrt" in text:
+        indices = re.findall(r"\\sqrt\s*\[([^\]]*)\]", text)
+        if any(not re.fullmatch(r"\s*\d{1,2}\s*", index) for index in indices):
+            raise Unsupported("\\sqrt[n] needs a small literal index")
+    for name in ("gcd", "lcm"):
+        calls = len(re.findall(rf"\\{name}(?![A-Za-z])", text))
+        literal = rf"\\{name}\s*(?:\\left\s*)?\(\s*-?\d{{1,{digits}}}(?:\s*,\s*-?\d{{1,{digits}}})+\s*(?:\\right\s*)?\)"
+        if calls and len(re.findall(literal, text)) != calls:
+            raise Unsupported(f"\\{name} needs literal integer arguments")
 
 
 def parse_latex(text: str, limits: Limits) -> Any:

@@ -40,3 +40,19 @@ class Unsupported(Exception):
 
 class Undefined(Exception):
     """The expression has no value (division by zero, 0^-1...)."""
+
+
+#: Failures deep inside sympy/mpmath while one claim or answer is checked (``OverflowError`` from a
+#: float conversion of a huge exact value, ``IndexError`` from a library corner case...): that claim
+#: or answer scores 0 instead of the whole completion becoming an error. Not ``MemoryError``, not the
+#: worker's ``TripwireError`` (a ``RuntimeError``): those must reach the worker and the pool.
+CHECK_FAILURES: tuple[type[BaseException], ...] = (
+    ArithmeticError,
+    IndexError,
+    KeyError,
+    ValueError,
+    TypeError,
+    AttributeError,
+    NotImplementedError,
+    RecursionError,
+)

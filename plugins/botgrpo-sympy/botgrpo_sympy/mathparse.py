@@ -10,32 +10,16 @@ import re
 from fractions import Fraction
 from typing import Any
 
+from botgrpo_sympy import numberformat
 from botgrpo_sympy.limits import LimitExceeded, Limits, Undefined, Unsupported
 from botgrpo_sympy.plainmath import NotRational, fraction_value, parse_plain, to_sympy
 
-_THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
 _LATEXISH = re.compile(r"[\\{}]")
-
-
-def _strip_thousands(text: str) -> str:
-    """``1,000`` -> ``1000`` outside brackets (inside, a comma separates arguments)."""
-    if "," not in text:
-        return text
-    out, depth = [], 0
-    for i, ch in enumerate(text):
-        if ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth = max(0, depth - 1)
-        if ch == "," and depth == 0 and _THOUSANDS.match(text, i):
-            continue
-        out.append(ch)
-    return "".join(out)
 
 
 def parse_plain_value(text: str, limits: Limits, *, euler: bool = False) -> Any:
     """Plain text -> Fraction (fast path) or sympy expression. Raises on anything else."""
-    parsed = parse_plain(_strip_thousands(text), limits)
+    parsed = parse_plain(text, limits)  # parse_plain normalizes number formats
     try:
         return fraction_value(parsed, limits)
     except NotRational:
@@ -52,11 +36,11 @@ def parse_value(text: str, limits: Limits, *, latex: bool = False, euler: bool =
     """
     import sympy
 
-    text = text.strip()
-    if not text:
-        raise Unsupported("empty expression")
     if len(text) > limits.max_chars:
         raise LimitExceeded("length")
+    text = numberformat.degrees(numberformat.normalize(text), latex=bool(_LATEXISH.search(text))).strip()
+    if not text:
+        raise Unsupported("empty expression")
     error: Exception | None = None
     # Math without backslashes or braces is read as plain text even inside $...$: the plain
     # grammar is stricter (2(x+1) is a product, not a function call) and needs no sympy.

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
+from botgrpo_sympy import numberformat
 from botgrpo_sympy.limits import LimitExceeded, Limits, Undefined, Unsupported
 
 if TYPE_CHECKING:
@@ -62,15 +63,9 @@ FUNCTIONS: dict[str, tuple[int, ...]] = {
 CONSTANTS = frozenset({"pi", "oo", "inf", "infinity"})
 
 _TOKEN = re.compile(r"(?P<ws>\s+)|(?P<num>\d+(?:\.\d+)?|\.\d+)|(?P<name>[A-Za-z]+)|(?P<op>\*\*|[-+*/^(),!])")
-_UNICODE = str.maketrans(
+#: Notation characters of plain math (number formats and signs are in ``numberformat``).
+_NOTATION = str.maketrans(
     {
-        "−": "-",  # minus sign
-        "–": "-",  # en dash, often a minus in model text
-        "×": "*",
-        "·": "*",
-        "⋅": "*",
-        "∗": "*",
-        "÷": "/",
         "²": "^2",
         "³": "^3",
         "π": "pi",
@@ -98,8 +93,9 @@ class _Tok:
 
 
 def normalize(text: str) -> str:
-    """Map common Unicode math characters to ASCII (``×`` -> ``*``, ``−`` -> ``-``, ``²`` -> ``^2``)."""
-    return text.translate(_UNICODE)
+    """Number formats and signs (:func:`botgrpo_sympy.numberformat.normalize`), then notation
+    (``²`` -> ``^2``, ``π`` -> ``pi``)."""
+    return numberformat.normalize(text).translate(_NOTATION)
 
 
 def tokenize(text: str, limits: Limits) -> list[_Tok]:

@@ -8,6 +8,7 @@ replaced) while the rest of the batch is scored normally.
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Sequence
 from typing import Any
@@ -18,6 +19,13 @@ from botgrpo_sympy.params import AnswerParams, StepsParams
 
 #: Environment variable naming a file where checker processes record tripwire hits (tests, audits).
 TRIPWIRE_ENV = "BOTGRPO_SYMPY_TRIPWIRE_LOG"
+#: Inputs remembered as having timed out or run out of memory (per scorer; oldest dropped first).
+_FAILED_CACHE = 4096
+
+
+def _key(item: Any) -> bytes:
+    """A fixed-size key for an item (``(completion, reference)`` or ``(prompt, completion)``)."""
+    return hashlib.sha256(repr(item).encode("utf-8", "surrogatepass")).digest()
 
 
 class _PoolScorer:
@@ -27,6 +35,7 @@ class _PoolScorer:
         from botgrpo_sympy import worker
 
         self.params = params
+        self._failed: dict[bytes, SampleError] = {}
         task = worker.answer_task if self.kind == "answer" else worker.steps_task
         # The env var is read here, in the parent, and passed explicitly: forkserver children do not
         # see environment changes made after the fork server started.
@@ -45,8 +54,28 @@ class _PoolScorer:
         Items travel ``chunk_size`` to a task (one pipe round trip per chunk instead of per
         completion). A chunk that times out, runs out of memory or crashes is re-run one item per
         task, so the per-completion time limit and failure isolation hold: only the bad
-        completion loses its result (the good ones of its chunk cost one extra run).
+        completion loses its result (the good ones of its chunk cost one extra run). An item that
+        timed out or ran out of memory before gets its cached failure without running.
         """
+        known = [self._failed.get(_key(item)) for item in items]
+        todo = [item for item, failure in zip(items, known, strict=True) if failure is None]
+        fresh = iter(self._run(todo) if todo else [])
+        results = [failure if failure is not None else next(fresh) for failure in known]
+        for item, result, failure in zip(items, results, known, strict=True):
+            if failure is None and isinstance(result, SampleError) and result.reason in ("timeout", "memory"):
+                self._remember(item, result)
+        return results
+
+    def _remember(self, item: Any, failure: SampleError) -> None:
+        """Cache a timeout/memory failure: the same bomb is not re-run (a deadline and a worker
+        restart) every time a run scores it again."""
+        if len(self._failed) >= _FAILED_CACHE:
+            self._failed.pop(next(iter(self._failed)))
+        self._failed[_key(item)] = SampleError(
+            f"{failure} (cached: this input failed before)", failure.reason
+        )
+
+    def _run(self, items: Sequence[Any]) -> list[Any]:
         size = self.params.chunk_size
         chunks = [list(items[i : i + size]) for i in range(0, len(items), size)]
         outs: list[Any] = self.pool.map(chunks)  # per chunk: its items' results, or a SampleError

@@ -11,11 +11,14 @@ from dataclasses import dataclass
 
 from botgrpo_core.signals.steps import SplitMode
 from botgrpo_core.signals.steps import split_steps as core_split_steps
+from botgrpo_sympy import numberformat
 
 #: Default final-answer patterns, tried in this order (the last match of the first that matches).
 ANSWER_LINE = re.compile(
     r"(?im)^[ \t]*(?:\*\*)?(?:final[ \t]+answer|answer|A)(?:\*\*)?[ \t]*[:：](?:\*\*)?[ \t]*(.+?)[ \t]*$"
 )
+#: GSM8K's final-answer line: "#### 72".
+ANSWER_HASHES = re.compile(r"(?m)^[ \t]*####[ \t]*(.+?)[ \t]*$")
 ANSWER_IS = re.compile(r"(?im)\b(?:final[ \t]+)?answer[ \t]+is[ \t:]*(.+?)[ \t]*(?:\.(?:[ \t]|$)|$)")
 
 _ARROWS = re.compile(r"=>|⇒|⟹|->|→|\\implies|\\Rightarrow|\\Longrightarrow|\\therefore|∴")
@@ -95,20 +98,68 @@ _WORD_OK = frozenset(
         "pi",
     ]
 )
-#: Words that are operators in prose: "17 mod 5 = 2", "10 choose 3 = 120", "half of 10 = 5". A run
-#: right after one has lost its left operand, so it is not a claim.
-_OPERATOR_WORDS = frozenset(
-    ["mod", "modulo", "choose", "times", "plus", "minus", "over", "divided", "by", "of", "..."]
+#: Words that are operators in prose: "17 mod 5 = 2", "10 choose 3 = 120". A run right after one
+#: has lost its left operand, so it is not a claim.
+_OPERATOR_WORDS = frozenset(["mod", "modulo", "choose", "times", "plus", "minus", "over", "divided", "..."])
+#: "of" is an operator after a quantity ("half of 10 = 5", "3/4 of 1,000 = 750", "40% of 30"), a
+#: preposition after a noun ("a profit of 200000-130000 = 70000", whose run is a whole claim).
+_QUANTITY_WORDS = frozenset(
+    [
+        "half",
+        "halves",
+        "third",
+        "thirds",
+        "quarter",
+        "quarters",
+        "fourth",
+        "fourths",
+        "fifth",
+        "fifths",
+        "sixth",
+        "sixths",
+        "tenth",
+        "tenths",
+        "twice",
+        "double",
+        "triple",
+        "thrice",
+        "percent",
+        "fraction",
+        "part",
+        "parts",
+        "share",
+        "one",
+        "two",
+        "three",
+        "four",
+        "five",
+    ]
 )
+#: "by" is an operator after these verbs ("divided by 4 + 2 = 6" has lost "x /"), else a preposition.
+_BY_VERBS = re.compile(
+    r"(?:divid|multipl|increas|decreas|reduc|rais|grow|grew|ris|rose|fell|fall|drop|cut|up|down)"
+)
+
+
+def _is_operator_word(word: str, before: str) -> bool:
+    """Does a run right after ``word`` (itself after ``before``: a word, or "#" for a number) lack its
+    left operand?"""
+    if word == "of":
+        return before == "#" or before in _QUANTITY_WORDS
+    if word == "by":
+        return bool(_BY_VERBS.match(before))
+    return word in _OPERATOR_WORDS
+
+
 _ELLIPSIS = re.compile(r"\.\.\.+|…")
 _RUN_TOKEN = re.compile(
     r"""(?P<cmd>\\[A-Za-z]+|\\[{}])
-      |(?P<num>\d+(?:\.\d+)?)
+      |(?P<num>{number})
       |(?P<word>[A-Za-z]+)
       |(?P<rel><=|>=|!=|=>|->|[=<>≤≥≠≈⇒⟹→∴])
-      |(?P<op>\*\*|[-+*/^()!×÷·⋅−–²³π√∞|{}_⌊⌋⌈⌉])
+      |(?P<op>\*\*|[-+*/^()!×÷·⋅∗−–‒²³π√∞|{}_⌊⌋⌈⌉°])
       |(?P<comma>,)
-      |(?P<ws>[ \t]+)""",
+      |(?P<ws>[ \t]+)""".replace("{number}", numberformat.SCAN_NUMBER),
     re.VERBOSE,
 )
 _BREAK_COMMANDS = frozenset({"text", "textbf", "mathrm", "quad", "qquad", "mbox", "hbox"})
@@ -121,8 +172,9 @@ def _runs(text: str, offset: int) -> list[Piece]:
     last_end = 0
     depth = 0
     pos = 0
-    after_operator_word = False  # the run being built follows "mod", "choose", "of"...
+    after_operator_word = False  # the run being built follows "mod", "choose", "half of"...
     last_word = ""
+    word_before = ""  # what came before last_word: a word, or "#" after a run of math
 
     def close() -> None:
         nonlocal start
@@ -162,13 +214,15 @@ def _runs(text: str, offset: int) -> list[Piece]:
         elif kind == "op" and value in ")}":
             depth = max(0, depth - 1)
         if not math_token:
+            if kind == "word":
+                word_before = "#" if start is not None else last_word
             close()
             depth = 0
             last_word = value.lower() if kind == "word" else ""
         elif kind != "ws":
             if start is None:
                 start = m.start()
-                after_operator_word = last_word in _OPERATOR_WORDS
+                after_operator_word = _is_operator_word(last_word, word_before)
             last_word = ""
             last_end = m.end()
         pos = m.end()
@@ -336,7 +390,7 @@ def last_boxed(text: str, max_len: int = 20_000) -> Piece | None:
 def extract_answer(completion: str, pattern: str | None = None) -> Piece | None:
     """The final answer: ``pattern`` (its first non-empty group, last match) or the defaults:
     the last ``\\boxed{}``, else the last ``Answer:`` / ``Final answer:`` / ``A:`` line, else the
-    last "the answer is ..."."""
+    last ``#### N`` line, else the last "the answer is ..."."""
     if pattern is not None:
         found = None
         for m in re.finditer(pattern, completion):
@@ -347,7 +401,7 @@ def extract_answer(completion: str, pattern: str | None = None) -> Piece | None:
     boxed = last_boxed(completion)
     if boxed is not None:
         return boxed
-    for regex in (ANSWER_LINE, ANSWER_IS):
+    for regex in (ANSWER_LINE, ANSWER_HASHES, ANSWER_IS):
         found = None
         for m in regex.finditer(completion):
             found = _trimmed(completion, m.start(1), m.end(1)) or found

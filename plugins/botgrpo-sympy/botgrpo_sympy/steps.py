@@ -25,15 +25,20 @@ from typing import Any
 import mpmath
 import sympy
 
-from botgrpo_sympy.equality import Outcome, Verdict, equal, free_symbols, implied
-from botgrpo_sympy.limits import LimitExceeded, Undefined, Unsupported
+from botgrpo_sympy import claimtext
+from botgrpo_sympy.equality import Outcome, Verdict, equal, expandable, free_symbols, implied
+from botgrpo_sympy.limits import CHECK_FAILURES, LimitExceeded, Undefined, Unsupported
 from botgrpo_sympy.mathparse import parse_value
+from botgrpo_sympy.numberformat import numbers_in, percent_label
 from botgrpo_sympy.numeval import Evaluator, Value, mpf_to_fraction, same, show_fraction
 from botgrpo_sympy.params import StepsParams
 from botgrpo_sympy.segments import Claim, Piece, extract_answer, find_claims, split_steps
 
 _DECIMAL = re.compile(r"^\s*-?\d*\.(\d+)\s*$")
 _UNKNOWN_PARSE = (Unsupported, LimitExceeded, Undefined)
+_ORDER = ("<", ">", "<=", ">=")
+#: Failures inside one claim's check (sympy/mpmath internals): that claim scores 0, the rest goes on.
+_CLAIM_FAILURES = (*CHECK_FAILURES, sympy.polys.polyerrors.BasePolynomialError, mpmath.libmp.NoConvergence)
 #: A step that is one integer operation and its result, written without spaces (the demo format).
 _SIMPLE_STEP = re.compile(r"(\d{1,15})([-+*])(\d{1,15})=(-?\d{1,16})\Z")
 #: A step that only states an integer answer in the demo format ("A: 14").
@@ -81,17 +86,23 @@ class StepChecker:
         self.params = params
         self.limits = params.limits
         self.completion = completion
+        self.prompt = prompt
+        self._step_start = 0
         seed = params.seed ^ zlib.crc32(completion.encode("utf-8", "replace"))
         self.rng = random.Random(seed)
         self.state = StepState()
+        self.functions = claimtext.function_letters(prompt[-4 * params.max_step_chars :] + "\n" + completion)
         self._read_prompt(prompt)
 
     # -- parsing ----------------------------------------------------------------------------------------------
     def _parse(self, piece: Piece, latex: bool) -> _Side:
+        text = piece.text
+        if claimtext.applies_function(text, self.functions):
+            return _Side(text, error="function notation")
         try:
-            return _Side(piece.text, value=parse_value(piece.text, self.limits, latex=latex))
+            return _Side(text, value=parse_value(text, self.limits, latex=latex))
         except _UNKNOWN_PARSE as exc:
-            return _Side(piece.text, error=str(exc) or exc.__class__.__name__)
+            return _Side(text, error=str(exc) or exc.__class__.__name__)
 
     def _numeric(self, value: Any) -> Value | None:
         """Value of an expression using the carried values, or None."""
@@ -140,10 +151,14 @@ class StepChecker:
     def check(self) -> list[tuple[int, int, float, dict[str, Any]]]:
         p = self.params
         out = []
-        for i, step in enumerate(split_steps(self.completion, p.step_split, p.step_regex)):
+        steps = split_steps(self.completion, p.step_split, p.step_regex)
+        for i, step in enumerate(steps):
             if i >= p.max_steps:
-                out.append((step.start, step.end, 0.0, {"claims": [], "status": "not checked (max_steps)"}))
-            elif len(step.text) > p.max_step_chars:
+                # One span for all the rest: max_steps caps the number of spans, not only the work.
+                status = f"not checked (max_steps): {len(steps) - i} more steps"
+                out.append((step.start, steps[-1].end, 0.0, {"claims": [], "status": status}))
+                break
+            if len(step.text) > p.max_step_chars:
                 out.append(
                     (step.start, step.end, 0.0, {"claims": [], "status": "not checked (max_step_chars)"})
                 )
@@ -152,6 +167,7 @@ class StepChecker:
         return out
 
     def _check_step(self, step: Piece) -> tuple[int, int, float, dict[str, Any]]:
+        self._step_start = step.start
         results = self._fast_arithmetic(step.text)
         if results is None:
             results = self._claims_of(step)
@@ -187,10 +203,17 @@ class StepChecker:
             answer = extract_answer(step.text, self.params.answer_pattern)
             if answer is not None and self.params.check_answer_line:
                 results.append(self._check_answer_line(answer.text))
+        lead_start = step.start
         for claim in claims:
             prefix = step.text[: claim.sides[0].start - step.start]
             at_start = not re.sub(r"[\s$]|\\\[|\\\(", "", prefix)
-            results += self._check_claim(claim, at_start)
+            lead = self.completion[lead_start : claim.sides[0].start]
+            lead_start = claim.sides[-1].end
+            try:
+                results += self._check_claim(claim, at_start, claimtext.is_case_lead(lead))
+            except _CLAIM_FAILURES as exc:  # a bug or an overflow deep in a library: this claim is 0
+                text = _short(" ".join(s.text for s in claim.sides))
+                results.append({"claim": text, "verdict": 0, "reason": f"not checked: {type(exc).__name__}"})
         if self.state.step_eqs:
             self.state.recent_eqs, self.state.step_eqs = self.state.step_eqs, []
         _join_branches(results)
@@ -215,6 +238,17 @@ class StepChecker:
             return {"claim": _short(f"answer {text}"), "verdict": 0, "reason": f"answer not parsed: {exc}"}
         return self._answer_result(text, value)
 
+    def _written_above(self, value: Value) -> bool:
+        """Is ``value`` a number written anywhere above the current step, or in the prompt?
+
+        An answer can come from prose or from a claim that was not read ("so 5 boxes"): only a
+        number that appears nowhere is refuted.
+        """
+        if not isinstance(value, Fraction):
+            return False
+        above = self.completion[: self._step_start] + "\n" + self.prompt[-4 * self.params.max_step_chars :]
+        return value in numbers_in(above) or value * 100 in numbers_in(above)
+
     def _answer_result(self, text: str, value: Any) -> dict[str, Any]:
         claim = _short(f"answer {text}")
         last = self.state.last_value
@@ -225,7 +259,7 @@ class StepChecker:
             return {"claim": claim, "verdict": 0, "reason": "answer is not a number"}
         if same(got, last):
             return {"claim": claim, "verdict": 1, "reason": "matches the last result"}
-        if any(same(got, v) for v in self.state.seen):
+        if any(same(got, v) for v in self.state.seen) or self._written_above(got):
             # An earlier value, not the last one: maybe the question asked for it. Not refuted.
             return {
                 "claim": claim,
@@ -238,10 +272,14 @@ class StepChecker:
             "reason": f"appears nowhere above; the last result is {_show(last)}",
         }
 
-    def _check_claim(self, claim: Claim, at_step_start: bool) -> list[dict[str, Any]]:
+    def _check_claim(self, claim: Claim, at_step_start: bool, case: bool = False) -> list[dict[str, Any]]:
         st = self.state
-        sides = [self._parse(s, claim.latex) for s in claim.sides]
+        sides = self._without_units([self._parse(s, claim.latex) for s in claim.sides], claim.latex)
         relations = list(claim.relations)
+        if case or any(r in _ORDER for r in relations):
+            started = self._start_case(sides, relations)
+            if started is not None:
+                return started
         # "= x^2 + 2x + 1" opening a step continues the previous chain.
         continued = (
             not claim.sides[0].text and at_step_start and relations[0] == "=" and st.last_side is not None
@@ -296,6 +334,52 @@ class StepChecker:
                     st.env[defined] = value
         return results
 
+    def _without_units(self, sides: list[_Side], latex: bool) -> list[_Side]:
+        """``3*19 = 57L``: a unit letter on some sides only (the others are numbers) is dropped."""
+        known = {str(s) for s in self.state.known}
+        stripped = [claimtext.without_unit(s.text, known) if s.value is not None else None for s in sides]
+        letters = {u for found in stripped if found for _, u in [found]}
+        plain = [s for s, found in zip(sides, stripped, strict=True) if not found]
+        if len(letters) != 1 or not plain or any(s.value is None or free_symbols(s.value) for s in plain):
+            return sides
+        out = []
+        for side, found in zip(sides, stripped, strict=True):
+            value = side.value
+            if found:
+                try:
+                    value = parse_value(found[0], self.limits, latex=latex)
+                except _UNKNOWN_PARSE:
+                    return sides
+            out.append(_Side(side.text, value=value))
+        return out
+
+    def _start_case(self, sides: list[_Side], relations: list[str]) -> list[dict[str, Any]] | None:
+        """``If $x = -3$`` / ``plug in $n = 2$`` binds a new value (no verdict); a condition on a
+        variable (``if $x > 1$``) starts a case: earlier values and equations of it are dropped."""
+        st = self.state
+        if len(sides) == 2 and relations == ["="]:
+            head, value = sides[0].value, self._numeric(sides[1].value)
+            if isinstance(head, sympy.Symbol) and value is not None:
+                self._forget(head)
+                st.env[head], st.known = value, st.known | {head}
+                st.seen.append(value)
+                shown = f"{sides[0].text} = {sides[1].text}"
+                return [{"claim": _short(shown), "verdict": 0, "reason": "a case or a substitution"}]
+        for side in sides:
+            if side.value is not None and any(r in _ORDER for r in relations):
+                for symbol in free_symbols(side.value):
+                    self._forget(symbol)
+        return None
+
+    def _forget(self, symbol: sympy.Symbol) -> None:
+        """Drop the carried value of ``symbol`` and the remembered equations that contain it."""
+        st = self.state
+        st.env.pop(symbol, None)
+        if st.prev_eq is not None and symbol in free_symbols(st.prev_eq):
+            st.prev_eq = None
+        st.recent_eqs = [g for g in st.recent_eqs if symbol not in free_symbols(g)]
+        st.step_eqs = [g for g in st.step_eqs if symbol not in free_symbols(g)]
+
     def _check_link(self, a: _Side, rel: str, b: _Side, rewriting: bool) -> Outcome:
         if rel == "=":
             return self._check_equal(a, b, rewriting)
@@ -319,6 +403,16 @@ class StepChecker:
                 return True
         return False
 
+    def _percent_label(self, a: _Side, b: _Side) -> bool:
+        """``60/250 * 100 = 24%``: true when a bare percent is read as a plain number."""
+        for lit, other in ((b, a), (a, b)):
+            label = percent_label(lit.text)
+            if label is not None and isinstance(other.value, Fraction):
+                value = parse_value(label, self.limits)
+                if value == other.value or self._rounded(_Side(label, value), other, None, other.value):
+                    return True
+        return False
+
     def _check_equal(self, a: _Side, b: _Side, rewriting: bool) -> Outcome:
         st, limits, rng = self.state, self.limits, self.rng
         variables = free_symbols(a.value, b.value)
@@ -328,11 +422,17 @@ class StepChecker:
                 a, b, self._numeric(a.value), self._numeric(b.value)
             ):
                 return Outcome(Verdict.TRUE, "rounded")
+            if outcome.verdict is Verdict.FALSE and self._percent_label(a, b):
+                return Outcome(Verdict.TRUE, "arithmetic (the % sign as a label)")
             return outcome
         if outcome.verdict is Verdict.TRUE:
             return outcome
-        identity_claim = outcome.verdict is Verdict.FALSE and (
-            rewriting or _looks_like_rewrite(a.value, b.value)
+        # A rewrite restates an expression: both sides have variables. "r^2 = 2009/41" in a chain
+        # is an equation (true given earlier ones), not a wrong rewrite.
+        identity_claim = (
+            outcome.verdict is Verdict.FALSE
+            and bool(free_symbols(a.value)) == bool(free_symbols(b.value)) == True  # noqa: E712
+            and (rewriting or _looks_like_rewrite(a.value, b.value))
         )
         g = _to_expr(a.value) - _to_expr(b.value)
         if variables <= set(st.env):
@@ -351,6 +451,11 @@ class StepChecker:
                 if again.verdict is Verdict.TRUE:
                     self._record_equation(a, b, g)
                     return again
+            if at_values.verdict is Verdict.FALSE and _assignment(a, b) is not None:
+                # "x = 5" when x carried another value: a new binding (a summary, the next case), not a claim.
+                symbol, value = _assignment(a, b)
+                st.env[symbol] = value
+                return Outcome(Verdict.UNKNOWN, f"a new value for {symbol} (it was {_show(carried[symbol])})")
             if at_values.verdict is not Verdict.UNKNOWN:
                 return Outcome(at_values.verdict, f"with {shown}: {at_values.reason}")
         systems: list[list[Any]] = []
@@ -387,6 +492,8 @@ class StepChecker:
                     return
 
     def _check_order(self, a: _Side, rel: str, b: _Side) -> Outcome:
+        if rel in _ORDER and free_symbols(a.value, b.value):
+            return Outcome(Verdict.UNKNOWN, "a condition on a variable")
         va, vb = self._numeric(a.value), self._numeric(b.value)
         if va is None or vb is None:
             return Outcome(Verdict.UNKNOWN, "inequality with unknown variables")
@@ -408,6 +515,14 @@ class StepChecker:
         return Outcome(Verdict.TRUE if holds else Verdict.FALSE, f"{_show(va)} {rel} {_show(vb)} is {holds}")
 
 
+def _assignment(a: _Side, b: _Side) -> tuple[sympy.Symbol, Fraction] | None:
+    """``x = 5`` (a lone variable and a number, either way round): ``(x, 5)``."""
+    for lhs, rhs in ((a, b), (b, a)):
+        if isinstance(lhs.value, sympy.Symbol) and isinstance(rhs.value, Fraction):
+            return lhs.value, rhs.value
+    return None
+
+
 def _join_branches(results: list[dict[str, Any]]) -> None:
     """``x = 2 or x = 3``: cases that together give every solution are verified together."""
     branches = [r for r in results if "_branch" in r]
@@ -422,6 +537,8 @@ def _join_branches(results: list[dict[str, Any]]) -> None:
 
 
 def _degree(expr: Any) -> int | None:
+    if not expandable(expr):
+        return None  # Poly would expand (a+b+c+d+f+g)^400
     try:
         poly = sympy.Poly(expr, *sorted(expr.free_symbols, key=str))
     except (sympy.PolynomialError, sympy.GeneratorsNeeded):

@@ -21,6 +21,7 @@ from __future__ import annotations
 import ast
 import builtins
 import os
+import re
 import sys
 import threading
 from typing import Any
@@ -69,14 +70,47 @@ def _is_sympy_monomial_codegen(code: Any) -> bool:
     return code.co_name == "_build" and filename.endswith("/sympy/polys/monomials.py")
 
 
+#: What ``sympy.nsimplify`` (reached from ``simplify``/``radsimp``/``equals``) hands to ``sympify``: the
+#: string ``mpmath.identify`` wrote for a *number* (``4``, ``(1+sqrt(2))/3``), never input text.
+_NSIMPLIFY_NAMES = frozenset(
+    ["Integer", "Float", "Rational", "Symbol", "sqrt", "pi", "E", "I", "exp", "log", "Mul", "Add", "Pow"]
+)
+
+
+def _in_sympy_nsimplify(frame: Any) -> bool:
+    """Is this call made (through ``sympify``) by ``sympy.simplify.simplify.nsimplify_real``?"""
+    for _ in range(12):
+        if frame is None:
+            return False
+        code = frame.f_code
+        if code.co_name == "nsimplify_real" and code.co_filename.replace(os.sep, "/").endswith(
+            "/sympy/simplify/simplify.py"
+        ):
+            return True
+        frame = frame.f_back
+    return False
+
+
+def _is_identified_number(source: Any) -> bool:
+    """A sympify string over numbers, a few sympy names and arithmetic (what identify writes)."""
+    if not isinstance(source, str) or len(source) > 400 or "__" in source:
+        return False
+    bare = re.sub(r"Symbol \('[A-Za-z]\w{0,20}'\)", "Symbol", source)
+    if not re.fullmatch(r"[A-Za-z0-9 ().+\-*/,]*", bare):
+        return False
+    return set(re.findall(r"[A-Za-z_]\w*", bare)) <= _NSIMPLIFY_NAMES
+
+
 def install_tripwires(log_path: str | None) -> None:
     """Replace eval/exec/compile and add the audit hook (once per process)."""
     _GUARD["log"] = log_path
     if _GUARD["installed"]:
         return
-    real_exec, real_compile = builtins.exec, builtins.compile
+    real_eval, real_exec, real_compile = builtins.eval, builtins.exec, builtins.compile
 
     def guarded_eval(source: Any, *args: Any, **kwargs: Any) -> Any:
+        if _is_identified_number(source) and _in_sympy_nsimplify(sys._getframe(1)):
+            return real_eval(source, *args, **kwargs)
         _record("eval", str(source))
         raise TripwireError("eval() is disabled in sympy checker processes")
 
@@ -85,6 +119,8 @@ def install_tripwires(log_path: str | None) -> None:
             return real_exec(source, *args, **kwargs)
         if _is_sympy_monomial_codegen(sys._getframe(1).f_code):
             return real_exec(source, *args, **kwargs)
+        if source == "from sympy import *" and _in_sympy_nsimplify(sys._getframe(1)):
+            return real_exec(source, *args, **kwargs)  # parse_expr's namespace, for the string above
         _record("exec", str(source))
         raise TripwireError("exec() is disabled in sympy checker processes")
 
@@ -118,17 +154,45 @@ def guard_active() -> bool:
 _REAL_EVAL = builtins.eval
 
 
+#: Modules sympy and latex2sympy2 import lazily on some paths, whose import runs exec/eval (a
+#: ``namedtuple``, ``parse_expr``, ``from sympy import *``): imported before the tripwires are armed.
+_LAZY_MODULES = (
+    "latex2sympy2_extended.latex2sympy2",
+    "latex2sympy2_extended.math_normalization",
+    "sympy.physics.units",
+    "sympy.physics.units.util",
+    "sympy.simplify.simplify",
+    "sympy.simplify.radsimp",
+    "sympy.parsing.sympy_parser",
+    "mpmath.identification",
+)
+
+
 def _warm_up(kind: str, params: Any) -> None:
-    """Import and exercise every parser once, before the guards: later tasks import nothing new."""
+    """Import and exercise every parser and sympy path once, before the guards, whatever the params
+    (a custom ``answer_pattern`` must not leave the LaTeX parser unimported): later tasks import
+    nothing new."""
+    import importlib
+
+    import sympy
+
     from botgrpo_sympy.answer import check_answer
+    from botgrpo_sympy.params import AnswerParams, StepsParams
     from botgrpo_sympy.steps import check_steps
 
-    if kind == "answer":
-        check_answer(params, "\\boxed{\\frac{1}{2}+\\sqrt{2}}", "1/2 + sqrt(2)")
-        check_answer(params, "Answer: (1, 2) \\cup [3, \\infty)", "x^2+1")
-    else:
+    for name in _LAZY_MODULES:
+        importlib.import_module(name)
+    x = sympy.Symbol("x")
+    sympy.simplify(sympy.log(x**2 - (x + 1) ** 2 + 2 * x + 1))  # simplify's own lazy imports
+    sympy.nsimplify(sympy.sqrt(2) + sympy.Rational(1, 3))  # identify / sympify machinery
+    for answer_params in (params, AnswerParams()) if kind == "answer" else (AnswerParams(),):
+        check_answer(answer_params, "\\boxed{\\frac{1}{2}+\\sqrt{2}}", "1/2 + sqrt(2)")
+        check_answer(answer_params, "Answer: (1, 2) \\cup [3, \\infty)", "x^2+1")
+    for steps_params in (params, StepsParams()) if kind == "steps" else (StepsParams(),):
         check_steps(
-            params, "Solve 3x + 2 = 11.", "3x + 2 = 11 => 3x = 9\nx = 3\n$\\frac{6}{2} = 3$\n17+5=22\nA: 22"
+            steps_params,
+            "Solve 3x + 2 = 11.",
+            "3x + 2 = 11 => 3x = 9\nx = 3\n$\\frac{6}{2} = 3$\n17+5=22\n$\\sin 30^\\circ = 0.5$\nA: 22",
         )
 
 

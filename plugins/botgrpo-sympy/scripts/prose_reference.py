@@ -9,6 +9,7 @@ sides are numbers and operators are decided; anything with a letter is left to t
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass
 from fractions import Fraction
@@ -144,7 +145,7 @@ def calc_claims(line: str) -> list[CalcClaim]:
         parts = [(m.start(), m.end()) for m in re.finditer(r"(?<![<>!])=", text)]
         bounds = [0] + [p for se in parts for p in se] + [len(text)]
         pieces = [(bounds[i], bounds[i + 1]) for i in range(0, len(bounds), 2)]
-        for (la, lb), (ra, rb) in zip(pieces, pieces[1:], strict=False):
+        for (la, lb), (ra, rb) in itertools.pairwise(pieces):
             left = _numeric_suffix(text[la:lb])
             right_m = re.match(r"\s*(-?[−–]?\$?\s?[\d.,\u00a0\u202f ]*\d%?)", text[ra:rb])
             if left is None or right_m is None:

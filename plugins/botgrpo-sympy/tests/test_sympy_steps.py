@@ -144,7 +144,17 @@ def test_work_caps_per_completion() -> None:
     spans = check_steps(params, "", "1+1=2\n" + "2+2=4 " * 10 + "\n3+3=7")
     assert [v for *_, v, _ in spans] == [1.0, 0.0, 0.0]
     assert spans[1][3]["status"] == "not checked (max_step_chars)"
-    assert spans[2][3]["status"] == "not checked (max_steps)"
+    assert spans[2][3]["status"] == "not checked (max_steps): 1 more steps"
+
+
+def test_max_steps_caps_the_number_of_spans() -> None:
+    """20,000 steps give max_steps spans plus one 0 span over the rest (not 20,000 spans)."""
+    completion = "1+1=2\n" * 20_000
+    spans = check_steps(StepsParams(max_steps=300), "", completion)
+    assert len(spans) == 301
+    start, end, value, meta = spans[-1]
+    assert (value, end) == (0.0, len(completion) - 1) and start == 300 * len("1+1=2\n")
+    assert meta["status"] == "not checked (max_steps): 19700 more steps"
 
 
 def test_answer_extraction_defaults_and_pattern() -> None:
@@ -153,6 +163,7 @@ def test_answer_extraction_defaults_and_pattern() -> None:
     assert extract_answer("**Final Answer:** The final answer is 60. I hope it is correct.").text == "60"
     assert extract_answer("A: 14").text == "14"
     assert extract_answer("The answer is 7.").text == "7"
+    assert extract_answer("She has 5 + 3 = 8.\n#### 8").text == "8"  # GSM8K's final line
     assert extract_answer("no answer here") is None
     assert extract_answer("ans=5; ans=6", r"ans=(\d)").text == "6"
 

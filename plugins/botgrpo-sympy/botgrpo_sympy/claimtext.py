@@ -1,0 +1,55 @@
+"""What the words around a claim say about it: a case or substitution, function notation, a unit.
+
+The checker only speaks when it reads a claim unambiguously. These rules decide, from the text
+alone, when a relation is not a claim to check against earlier values:
+
+- ``If $x = -3$``, ``plug in $n = 2$``, ``the other solution is $x = 5$``, ``For $n = 12$``: a case or a
+  substitution: a new value for the variable, not a claim about its old one;
+- ``f(5)``, ``g(g(2))``, ``p(-2)`` where ``f``/``g``/``h`` or a letter defined as ``p(x) = ...`` is a
+  function: function notation, which no parser reads (``f(5)`` is not ``5 f``);
+- ``3.2 + 4.8 = 8 m``, ``3*19 = 57L``: a unit letter after a number, dropped when the letter is not
+  a variable of the solution and another side of the claim has no letter (``240g/5 = 48g`` keeps it).
+"""
+
+from __future__ import annotations
+
+import re
+
+#: Words right before a claim that make ``x = value`` a case or a substitution.
+_CASE_WORDS = re.compile(
+    r"(?i)\b(?:if|when|whenever|suppose|supposing|assume|assuming|plug\w*|substitut\w*|let|letting|"
+    r"for|try|trying|case|say|set|setting|take|taking|choose|pick|other|another|at|with|now)\b"
+)
+#: Letters that are functions in competition writing whenever they are applied to something.
+_USUAL_FUNCTIONS = frozenset("fgh")
+#: ``p(x) =`` / ``q(t) :=``: a letter defined as a function of one variable.
+_FUNCTION_DEFINITION = re.compile(r"(?<![A-Za-z\\])([A-Za-z])\s*\(\s*([a-z])\s*\)\s*:?=")
+_APPLIED = re.compile(r"(?<![A-Za-z\\])([A-Za-z])\s*(?:\\left\s*)?\(")
+#: Single letters that are units when they follow the last number of a claim.
+UNIT_LETTERS = frozenset("mgLlhskt")
+_TRAILING_UNIT = re.compile(r"^(.*\d)\s*([A-Za-z])$", re.DOTALL)
+
+
+def is_case_lead(lead: str) -> bool:
+    """``lead`` (the words between the previous claim and this one) opens a case or substitution."""
+    return bool(_CASE_WORDS.search(lead[-40:]))
+
+
+def function_letters(text: str) -> frozenset[str]:
+    """Letters used as functions in a prompt and completion: ``f``, ``g``, ``h`` and any ``p(x) = ...``."""
+    defined = {m.group(1) for m in _FUNCTION_DEFINITION.finditer(text) if m.group(1) != m.group(2)}
+    return _USUAL_FUNCTIONS | defined
+
+
+def applies_function(text: str, functions: frozenset[str]) -> bool:
+    """``f(5)`` / ``g\\left(2\\right)`` with ``f``, ``g`` among ``functions``."""
+    return any(m.group(1) in functions for m in _APPLIED.finditer(text))
+
+
+def without_unit(text: str, variables: set[str]) -> tuple[str, str] | None:
+    """``8 m`` / ``56L`` -> ``("8", "m")`` when the letter ends the text after a number, is a unit
+    letter and is not one of ``variables``; else None."""
+    m = _TRAILING_UNIT.match(text)
+    if m is None or m.group(2) not in UNIT_LETTERS or m.group(2) in variables:
+        return None
+    return m.group(1), m.group(2)

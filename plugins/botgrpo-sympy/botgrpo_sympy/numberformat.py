@@ -1,0 +1,140 @@
+"""How numbers and operator signs are written in real solutions: the one home of those rules.
+
+Every parser of the plugin reads math through :func:`normalize` (plain text, LaTeX, final answers),
+and the claim finder in ``segments`` scans numbers with :data:`SCAN_NUMBER`, so a format is read the
+same way everywhere:
+
+- unicode signs: ``−`` (minus), ``–`` ``‒`` (dashes used as minus), ``×`` ``·`` ``⋅`` ``∗``, ``÷``;
+- thousands: ``12,500`` (outside brackets, where a comma separates arguments), ``2 000``, ``1 200``
+  with a no-break or thin space, LaTeX ``1{,}000``;
+- currency glued to a number: ``$40``, ``\\$40``, ``€5``, ``£5`` (the sign is dropped);
+- leading-dot decimals: ``.5`` is ``0.5``;
+- mixed numbers: ``3 1/2`` is ``(3+1/2)`` (a proper fraction after a whole number and one space);
+- percents: ``25%`` and ``25\\%`` are ``(25/100)``; :func:`percent_label` gives the other reading of a
+  bare ``24%`` (``... * 100 = 24%``, where the sign is a label);
+- degrees: ``30^\\circ``, ``30^{\\circ}``, ``30°`` are dropped (angle sums) or become ``30*pi/180``
+  inside trigonometry (:func:`degrees`).
+"""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+
+#: Unicode signs and their ASCII meaning (minus, dashes used as minus, times, division).
+SIGNS = str.maketrans(
+    {
+        "−": "-",
+        "–": "-",
+        "‒": "-",
+        "﹣": "-",
+        "－": "-",
+        "×": "*",
+        "✕": "*",
+        "·": "*",
+        "⋅": "*",
+        "∗": "*",
+        "÷": "/",
+        "∕": "/",
+    }
+)
+#: Spaces that group thousands (no-break, narrow no-break, thin, figure space).
+GROUP_SPACES = "\u00a0\u202f\u2009\u2007"
+_GROUP_SPACE = f"[{GROUP_SPACES}]"
+
+#: One number as written in prose, for scanning text (currency, thousands with special spaces,
+#: leading-dot decimals, percent). Ordinary thousands (``1,000``, ``1 000``) are joined by the scanner.
+SCAN_NUMBER = rf"(?:[$€£]\s?)?(?:\d+(?:{_GROUP_SPACE}\d{{3}})*(?:\.\d+)?|\.\d+)(?:\s?\\?%)?"
+
+_CURRENCY = re.compile(r"\\?[$€£]\s?(?=\.?\d)")
+_SPACE_GROUPS = re.compile(rf"(?<![\d.,])\d{{1,3}}(?:(?:{_GROUP_SPACE}| )\d{{3}})+(?![\d/.]|,\d| \d+/)")
+_LATEX_COMMA = re.compile(r"(?<=\d)\{,\}(?=\d{3})")
+_COMMA_GROUP = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
+_MIXED = re.compile(r"(?<![\d./])(\d+) (\d+)/(\d+)(?![\d/.])")
+_LEADING_DOT = re.compile(r"(?<![\d.])\.(?=\d)")
+_PERCENT = re.compile(r"(\d+(?:\.\d+)?)\s?\\?%")
+_BARE_PERCENT = re.compile(r"^\s*(-?\d[\d,]*(?:\.\d+)?)\s?\\?%\s*$")
+DEGREE = re.compile(r"\^\s*\{\s*\\circ\s*\}|\^\s*\\circ|°|\\degree")
+_DEGREE_NUMBER = re.compile(rf"(\d+(?:\.\d+)?)\s*(?:{DEGREE.pattern})")
+#: A percent sign or degree mark ending a final answer ("50%", "30^\\circ"): it never changes the value.
+TRAILING_UNIT = re.compile(rf"(?:\\?%|{DEGREE.pattern})\s*$")
+TRIG = re.compile(r"\\?(?:sin|cos|tan|cot|sec|csc)\b")
+
+
+def _join_space_groups(m: re.Match[str]) -> str:
+    return re.sub(rf"{_GROUP_SPACE}| ", "", m.group())
+
+
+def _strip_comma_groups(text: str) -> str:
+    """``1,000`` -> ``1000`` outside brackets (inside, a comma separates arguments: ``gcd(12,345)``)."""
+    if "," not in text:
+        return text
+    out, depth = [], 0
+    for i, ch in enumerate(text):
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth = max(0, depth - 1)
+        if ch == "," and depth == 0 and _COMMA_GROUP.match(text, i):
+            continue
+        out.append(ch)
+    return "".join(out)
+
+
+def _mixed(m: re.Match[str]) -> str:
+    whole, num, den = m.groups()
+    if int(den) == 0 or int(num) >= int(den):
+        return m.group()  # "2 10/5" is not a mixed number: leave it (two numbers side by side)
+    return f"({whole}+{num}/{den})"
+
+
+def normalize(text: str) -> str:
+    """The number formats and signs of ``text`` rewritten in the parsers' ASCII forms."""
+    text = text.translate(SIGNS)
+    text = _CURRENCY.sub("", text)
+    text = _LATEX_COMMA.sub("", text)
+    text = _SPACE_GROUPS.sub(_join_space_groups, text)
+    text = _strip_comma_groups(text)
+    text = _MIXED.sub(_mixed, text)
+    text = _LEADING_DOT.sub("0.", text)
+    text = _PERCENT.sub(r"(\1/100)", text)
+    for space in GROUP_SPACES:
+        text = text.replace(space, " ")
+    return text
+
+
+_WRITTEN_NUMBER = re.compile(
+    rf"(?<![\w.])-?(?:\d{{1,3}}(?:(?:,|{_GROUP_SPACE}| )\d{{3}})+(?![\d/])|\d+)(?:\.\d+)?|(?<![\w.])\.\d+"
+)
+
+
+def numbers_in(text: str, limit: int = 2000) -> set[Fraction]:
+    """Every number written in ``text`` (prose included), read with the formats above."""
+    out: set[Fraction] = set()
+    for m in _WRITTEN_NUMBER.finditer(text.translate(SIGNS)):
+        digits = _strip_comma_groups(_SPACE_GROUPS.sub(_join_space_groups, m.group()))
+        digits = _LEADING_DOT.sub("0.", digits.replace("-.", "-0."))
+        if len(digits) <= 40:
+            out.add(Fraction(digits))
+            out.add(abs(Fraction(digits)))
+        if len(out) >= limit:
+            break
+    return out
+
+
+def percent_label(text: str) -> str | None:
+    """``24%`` read with the sign as a label (``24``), for a bare percent; else None."""
+    m = _BARE_PERCENT.match(text)
+    return m.group(1) if m else None
+
+
+def degrees(text: str, *, latex: bool) -> str:
+    """Degree marks dropped, or, inside trigonometry, turned into the factor ``pi/180``."""
+    if not DEGREE.search(text):
+        return text
+    if not TRIG.search(text):
+        return DEGREE.sub("", text)
+    form = "\\left({}\\cdot\\frac{{\\pi}}{{180}}\\right)" if latex else "({}*pi/180)"
+    text = _DEGREE_NUMBER.sub(lambda m: form.format(m.group(1)), text)
+    # a degree mark on anything but a number ("\sin x^\circ") stays: no parser reads it (value 0)
+    return DEGREE.sub("°", text)
