@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "AGGREGATIONS",
+    "LOSS_SETTINGS",
     "RATIO_LEVELS",
     "Aggregation",
     "RatioLevel",
@@ -37,6 +38,8 @@ RatioLevel = Literal["token", "sequence"]
 Aggregation = Literal["sequence", "token", "constant"]
 RATIO_LEVELS: tuple[str, ...] = get_args(RatioLevel)
 AGGREGATIONS: tuple[str, ...] = get_args(Aggregation)
+#: The settings :func:`loss_settings_problem` checks (its keyword arguments), as the run file names them.
+LOSS_SETTINGS = ("ratio_level", "aggregation", "eps_low", "eps_high", "kl_coef")
 
 
 def loss_settings_problem(

@@ -18,7 +18,7 @@ def check_algorithm(config: RunConfig, source: str = "<config>") -> None:
     not paired with a sequence-level ratio."""
     from botgrpo_core.config.presets import PRESETS, PresetError, check_estimator_ratio
     from botgrpo_core.estimators.registry import BUILTIN_ESTIMATORS
-    from botgrpo_core.loss import loss_settings_problem
+    from botgrpo_core.loss import LOSS_SETTINGS, loss_settings_problem
 
     algo = config.algorithm
     if algo.preset not in PRESETS:
@@ -43,8 +43,7 @@ def check_algorithm(config: RunConfig, source: str = "<config>") -> None:
                 f"{source}: algorithm.estimator: unknown estimator {algo.estimator!r}.{hint} Known: "
                 f"{', '.join(known)} (plugins add more through the botgrpo_register_estimators hook)"
             )
-    keys = ("ratio_level", "aggregation", "eps_low", "eps_high", "kl_coef")
-    loss = {k: getattr(preset, k) if getattr(algo, k) is None else getattr(algo, k) for k in keys}
+    loss = {k: getattr(preset, k) if getattr(algo, k) is None else getattr(algo, k) for k in LOSS_SETTINGS}
     problem = loss_settings_problem(**loss)
     if problem:  # it starts with the key: "eps_low=1.5 must lie in [0, 1) ..."
         raise ConfigError(f"{source}: algorithm.{problem}")
