@@ -19,6 +19,7 @@ _LAZY = {
     # signals: the plugin manager
     "PluginManager": "botgrpo_core.signals.manager",
     "get_plugin_manager": "botgrpo_core.signals.manager",
+    "register_signal": "botgrpo_core.signals.manager",
     # rewards: per-token rewards from the signals
     "RewardMixture": "botgrpo_core.rewards.mixture",
     "MixtureOutput": "botgrpo_core.rewards.mixture",
@@ -67,6 +68,7 @@ __all__ = [
     "parse_config",
     "policy_loss",
     "register_estimator",
+    "register_signal",
     "run_training",
 ]
 
@@ -81,7 +83,7 @@ if TYPE_CHECKING:
     from botgrpo_core.estimators.registry import available_estimators, register_estimator
     from botgrpo_core.loss import policy_loss
     from botgrpo_core.rewards.mixture import MixtureOutput, RewardMixture
-    from botgrpo_core.signals.manager import PluginManager, get_plugin_manager
+    from botgrpo_core.signals.manager import PluginManager, get_plugin_manager, register_signal
 
 
 def __getattr__(name: str) -> Any:

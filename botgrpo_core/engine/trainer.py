@@ -22,34 +22,41 @@ from __future__ import annotations
 import random
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import torch
 from trl import GRPOConfig, GRPOTrainer
 
 from botgrpo_core.config.presets import Preset
+from botgrpo_core.engine.batch_metrics import advantage_columns
+from botgrpo_core.engine.batch_metrics import batch_metrics as gathered_batch_metrics
+from botgrpo_core.engine.batches import _concat, _pad_right, _prompt_text, _select
+from botgrpo_core.engine.trl_algorithm import check_trl_args, preset_from_trl_args
 from botgrpo_core.estimators.gathered import gathered_advantages, group_keep
 from botgrpo_core.estimators.moments import rollout_moments
 from botgrpo_core.rewards.mixture import MixtureOutput, RewardMixture
 from botgrpo_core.rewards.samples import decode_samples
 
-if TYPE_CHECKING:
-    pass
-from botgrpo_core.engine.batch_metrics import advantage_columns
-from botgrpo_core.engine.batch_metrics import batch_metrics as gathered_batch_metrics
-from botgrpo_core.engine.batches import _concat, _pad_right, _prompt_text, _select
-from botgrpo_core.engine.trl_algorithm import check_trl_args
-
 
 class BoTGRPOTrainer(GRPOTrainer):
     """GRPO trainer whose advantages come from token-level rewards (BoT-GRPO and its baselines).
 
+    A TRL script moves over by its class name alone: ``BoTGRPOTrainer(model=..., reward_funcs=[...],
+    args=GRPOConfig(...), train_dataset=...)`` trains with TRL's reward functions as global rewards and the
+    ``bot`` estimator under the ``GRPOConfig``'s own loss settings; add ``mixture=`` for token-level signals
+    (docs/python-api.md).
+
     :param model: the policy (a model object or a path/hub id, as for ``GRPOTrainer``).
     :param args: ``GRPOConfig``; its loss settings must match ``preset`` (see :func:`trl_algorithm_args`).
-    :param mixture: the reward mixture (signals, alpha, beta).
-    :param preset: the resolved algorithm (:func:`resolve_algorithm`).
+    :param reward_funcs: TRL reward functions (TRL's calling convention and types, weighted by
+        ``args.reward_weights``): each rollout's weighted sum is one more global reward,
+        ``r[i, t] += alpha * sum_f w_f F_f[i]`` (``None``/NaN counts as 0). TRL logs them as usual.
+    :param mixture: the reward mixture (signals, alpha, beta); default: none (``reward_funcs`` alone).
+    :param preset: the algorithm (:func:`resolve_algorithm`); default: :func:`preset_from_trl_args` of
+        ``args`` with the ``bot`` estimator.
     :param success_fn: ``success_fn(row, completion) -> bool`` for the task-success metric; by default a
-        rollout succeeds when every global signal with a positive weight is at its upper bound.
+        rollout succeeds when every global signal with a positive weight is at its upper bound (no metric
+        when ``reward_funcs`` are given, whose bounds are unknown).
     :param dynamic_sampling_rounds: most extra generation rounds per step when ``preset.dynamic_sampling``.
     :param log_fn: where warnings go (default: stderr), e.g. a signal failing on most of a batch.
     :param kwargs: passed to ``GRPOTrainer`` (``train_dataset``, ``processing_class``, ``callbacks``...).
@@ -60,25 +67,40 @@ class BoTGRPOTrainer(GRPOTrainer):
         model: Any,
         args: GRPOConfig,
         *,
-        mixture: RewardMixture,
-        preset: Preset,
+        reward_funcs: Any = None,
+        mixture: RewardMixture | None = None,
+        preset: Preset | None = None,
         success_fn: Callable[[Mapping[str, Any], str], bool] | None = None,
         dynamic_sampling_rounds: int = 4,
         log_fn: Callable[[str], None] | None = None,
         **kwargs: Any,
     ) -> None:
+        funcs = (
+            []
+            if reward_funcs is None
+            else list(reward_funcs)
+            if isinstance(reward_funcs, list)
+            else [reward_funcs]
+        )
+        if mixture is None and not funcs:
+            raise ValueError(
+                "BoTGRPOTrainer needs reward_funcs=[...] (TRL's), a mixture=RewardMixture(...), or both"
+            )
+        preset = preset if preset is not None else preset_from_trl_args(args)
         check_trl_args(args, preset)
-        self.mixture = mixture
+        self.mixture = mixture if mixture is not None else RewardMixture.without_signals()
         self.preset = preset
         self.success_fn = success_fn
         self.dynamic_sampling_rounds = dynamic_sampling_rounds
         self._pending: tuple[MixtureOutput, list[Any]] | None = None
         self._pending_rewards: list[float | None] = []
-        self._success_bound = self._max_outcome(mixture)
+        self._trl_reward_funcs = len(funcs)
+        self._success_bound = None if funcs else self._max_outcome(self.mixture)
         self.last_advantages: torch.Tensor | None = None  # valid-token advantages of the last batch (plots)
         self.log_fn = log_fn or (lambda message: print(message, file=sys.stderr, flush=True))
         self._warned: dict[str, int] = {}
-        super().__init__(model=model, reward_funcs=[self._make_reward_fn()], args=args, **kwargs)
+        args = _with_mixture_weight(args, len(funcs))
+        super().__init__(model=model, reward_funcs=[*funcs, self._make_reward_fn()], args=args, **kwargs)
         if dynamic_sampling_rounds and preset.dynamic_sampling:
             local = args.per_device_train_batch_size * args.steps_per_generation
             if local % self.num_generations:
@@ -112,15 +134,23 @@ class BoTGRPOTrainer(GRPOTrainer):
         samples = decode_samples(self.processing_class, texts, completion_ids_list, rows)
         mix = self.mixture.score_batch(samples)
         self._warn_failing_signals(mix)
-        self._pending = (mix, samples)
         moments = rollout_moments(mix.token_rewards, mix.mask, nan_policy="mask")
         self._pending_rewards[:] = [
             float(m) if ok else None for m, ok in zip(moments[:, 0].tolist(), mix.valid.tolist(), strict=True)
         ]
         try:
-            return super()._calculate_rewards(inputs, prompts, completions, completion_ids_list)
+            per_func = super()._calculate_rewards(
+                inputs, prompts, completions, completion_ids_list
+            )  # (N, F + 1)
         finally:
             self._pending_rewards.clear()
+        if self._trl_reward_funcs:  # TRL gathered the columns of every process: take this process's rows
+            start = self.accelerator.process_index * len(samples)
+            trl = per_func[start : start + len(samples), : self._trl_reward_funcs]  # (B, F)
+            weights = self.reward_weights[: self._trl_reward_funcs].to(trl.device)
+            mix = mix.with_global_reward((trl * weights).nansum(dim=1).cpu(), self.mixture.config.alpha)
+        self._pending = (mix, samples)
+        return per_func
 
     def _generate_and_score_completions(self, inputs: list[dict[str, Any]]) -> dict[str, Any]:
         mode = "train" if self.model.training else "eval"
@@ -292,3 +322,21 @@ class BoTGRPOTrainer(GRPOTrainer):
         dataset = self.train_dataset
         rows = [dataset[rng.randrange(len(dataset))] for _ in range(num_prompts)]
         return [dict(row) for row in rows for _ in range(self.num_generations)]
+
+
+def _with_mixture_weight(args: GRPOConfig, reward_funcs: int) -> GRPOConfig:
+    """``args`` with weight 1 for botgrpo's own reward column after the ``reward_funcs`` TRL ones (a copy
+    when ``reward_weights`` is set; TRL's own logged ``reward`` is then their sum)."""
+    import copy
+
+    weights = args.reward_weights
+    if weights is None:
+        return args
+    if len(weights) != reward_funcs:
+        raise ValueError(
+            f"GRPOConfig.reward_weights has {len(weights)} weights for {reward_funcs} reward_funcs; give one "
+            "per reward function (botgrpo's mixture adds its own column with weight 1)"
+        )
+    args = copy.copy(args)
+    args.reward_weights = [*weights, 1.0]
+    return args

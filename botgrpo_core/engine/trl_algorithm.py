@@ -71,3 +71,37 @@ def check_trl_args(args: GRPOConfig, preset: Preset) -> None:
                 f"GRPOConfig.{key}={getattr(args, key)!r} contradicts preset {preset.name!r} ({expected[key]!r}); "
                 "build the config with botgrpo_core.engine.trl_algorithm.trl_algorithm_args(preset)"
             )
+
+
+def preset_from_trl_args(
+    args: GRPOConfig, estimator: str = "bot", estimator_options: dict[str, Any] | None = None
+) -> Preset:
+    """The algorithm a plain ``GRPOConfig`` describes, with ``estimator`` for its advantages.
+
+    This is what lets a TRL script switch to :class:`~botgrpo_core.engine.trainer.BoTGRPOTrainer` by its
+    class name alone: the loss settings stay TRL's (``loss_type``, ``epsilon``, ``epsilon_high``,
+    ``beta``, ``importance_sampling_level``), only the advantages change.
+
+    :raises ValueError: a ``loss_type`` botgrpo has no aggregation for (it names the supported ones).
+    """
+    aggregation = {loss: agg for agg, loss in LOSS_TYPES.items()}.get(args.loss_type)
+    if aggregation is None:
+        raise ValueError(
+            f"GRPOConfig.loss_type={args.loss_type!r} has no botgrpo equivalent; use one of "
+            f"{', '.join(sorted(LOSS_TYPES.values()))} (or pass preset= explicitly)"
+        )
+    eps_high = args.epsilon if args.epsilon_high is None else args.epsilon_high
+    base = Preset(name=f"trl-{args.loss_type}+{estimator}", estimator=estimator)
+    try:
+        return base.replace(
+            estimator_options=dict(estimator_options or {}),
+            ratio_level=args.importance_sampling_level,
+            aggregation=aggregation,
+            eps_low=args.epsilon,
+            eps_high=eps_high,
+            kl_coef=args.beta,
+            uses_local_signals=True,
+            description="the loss settings of a GRPOConfig with botgrpo's advantages",
+        )
+    except PresetError as exc:
+        raise ValueError(f"{exc} (from the GRPOConfig; pass preset= to choose the algorithm)") from None

@@ -15,12 +15,14 @@ Each signal's per-rollout metric rows and their reduction live in
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import numbers
+import os
 import warnings
 from collections import Counter, OrderedDict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -96,6 +98,18 @@ class MixtureOutput:
     signal_table: torch.Tensor
     #: ``signals/<name>/<key>`` from the scorers' ``metrics()`` (this process's counters)
     scorer_metrics: dict[str, float]
+
+    def with_global_reward(self, values: torch.Tensor, alpha: float) -> MixtureOutput:
+        """This batch with one more global reward per rollout: ``outcome + values`` and
+        ``token_rewards + alpha * values`` on every valid token (NaN values count as 0).
+
+        :param values: ``(B,)`` float, e.g. the weighted sum of a trainer's TRL reward functions.
+        """
+        import torch
+
+        extra = torch.nan_to_num(values.to(self.outcome.dtype), nan=0.0)  # (B,)
+        token_rewards = self.token_rewards + alpha * extra[:, None] * self.mask  # (B, T); NaN rows stay NaN
+        return dataclasses.replace(self, token_rewards=token_rewards, outcome=self.outcome + extra)
 
 
 # --- worker-process side: the scorer is built once per worker --------------------------------------------------
@@ -325,6 +339,47 @@ class RewardMixture:
             registered = manager.get_signal(signal.name)
             params = validate_params(registered, signal, path)
             self.runners.append(_SignalRunner(signal, registered, params, path))
+
+    @classmethod
+    def from_dict(
+        cls, rewards: Mapping[str, Any], *, manager: PluginManager | None = None, source: str = "<rewards>"
+    ) -> RewardMixture:
+        """A mixture from a ``rewards`` mapping (alpha, beta, signals), checked as a run file's section is.
+
+        :raises ConfigError: naming the ``rewards.*`` key and the fix (unknown signal, bad params...).
+        """
+        from pydantic import ValidationError
+
+        from botgrpo_core.config.checks import check_rewards
+        from botgrpo_core.config.errors import ConfigError, format_validation_error
+
+        try:
+            config = RewardsConfig.model_validate(dict(rewards))
+        except ValidationError as exc:
+            raise ConfigError(
+                format_validation_error(exc, source, model=RewardsConfig, what="rewards section")
+            ) from None
+        check_rewards(config, source, manager)
+        return cls(config, manager)
+
+    @classmethod
+    def from_yaml(
+        cls, path: str | os.PathLike[str], *, manager: PluginManager | None = None
+    ) -> RewardMixture:
+        """A mixture from a YAML file: a whole run file (its ``rewards`` section) or the section alone."""
+        from botgrpo_core.config.loading import read_yaml
+
+        data = read_yaml(path)
+        section = data["rewards"] if isinstance(data.get("rewards"), Mapping) else data
+        return cls.from_dict(section, manager=manager, source=str(path))
+
+    @classmethod
+    def without_signals(cls, alpha: float = 1.0) -> RewardMixture:
+        """A mixture with no signals: every token reward is 0 until global rewards are added
+        (:meth:`MixtureOutput.with_global_reward`), e.g. a trainer's TRL reward functions alone."""
+        return cls(
+            RewardsConfig.model_construct(alpha=alpha, beta=0.0, strict=False, outcome_gap=None, signals=[])
+        )
 
     def signal_kinds(self) -> dict[str, str]:
         """``{signal name: "global" | "local"}`` in config order (the layout of ``MixtureOutput.signal_table``)."""

@@ -20,7 +20,7 @@ from typing import Any
 import pluggy
 
 from botgrpo_core.signals import SignalSpec
-from botgrpo_core.signals.hookspecs import ENTRY_POINT_GROUP, PROJECT_NAME, TokenRewardSpec
+from botgrpo_core.signals.hookspecs import ENTRY_POINT_GROUP, PROJECT_NAME, TokenRewardSpec, hookimpl
 
 ALLOWLIST_ENV = "BOTGRPO_LOAD_PLUGINS"
 BUILTIN_DISTRIBUTION = "botgrpo-core"
@@ -322,3 +322,35 @@ def reset_plugin_manager() -> None:
     global _default
     _default = None
 
+
+class _InProcessSignals:
+    """A plugin made of signals defined in the user's own code (see :func:`register_signal`)."""
+
+    def __init__(self, specs: tuple[SignalSpec, ...]) -> None:
+        self.specs = specs
+
+    @hookimpl
+    def botgrpo_register_signals(self, register: Any) -> None:
+        for spec in self.specs:
+            register(spec)
+
+
+def register_signal(*specs: SignalSpec, manager: PluginManager | None = None) -> None:
+    """Register signals defined in a script or notebook: no package, no entry point.
+
+    A run file or :meth:`RewardMixture.from_dict <botgrpo_core.rewards.mixture.RewardMixture.from_dict>`
+    then names them like any plugin's signal. Each is registered as its own plugin ``"<name> (in-process)"``
+    of distribution ``__main__`` (``botgrpo plugins`` shows it); a name another plugin already registers is
+    an error naming both. With ``workers: 0`` (the default) they run in the trainer's process; worker
+    processes need ``make_scorer`` importable by reference (a module-level function of an importable module).
+
+    :param specs: the signals.
+    :param manager: the plugin manager (default: the process-wide one that trainers and the CLI use).
+    """
+    manager = manager or get_plugin_manager()
+    for spec in specs:
+        if not isinstance(spec, SignalSpec):
+            raise TypeError(f"register_signal takes SignalSpec objects, got {type(spec).__name__}")
+        manager.register(
+            _InProcessSignals((spec,)), name=f"{spec.name} (in-process)", distribution="__main__"
+        )
