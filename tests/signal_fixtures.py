@@ -82,19 +82,21 @@ class PastEnd:
 
 
 class BadSpans:
-    """Malformed local results, one kind per sample: float offsets, a NaN value, a non-Span item."""
+    """Malformed local results, one kind per sample (by its last character's code modulo 4): float
+    offsets, a NaN value (Span raises, so the whole batch is re-scored one sample at a time), a non-Span
+    item, and a fine one."""
 
     def __init__(self, params: BaseModel) -> None:
         pass
 
     def score(self, samples: Sequence[Sample]) -> list[list[Any]]:
         kinds = [
-            [Span(0, 1, -1.0), Span(0.5, 2, -1.0)],  # type: ignore[arg-type]
-            [Span(0, 1, float("nan"))],
-            [Span(0, 1, -1.0), (0, 1, -1.0)],
-            [Span(0, 1, -1.0), Span(1, 2, -0.5)],  # fine
+            lambda: [Span(0, 1, -1.0), Span(0.5, 2, -1.0)],  # type: ignore[arg-type]
+            lambda: [Span(0, 1, float("nan"))],
+            lambda: [Span(0, 1, -1.0), (0, 1, -1.0)],
+            lambda: [Span(0, 1, -1.0), Span(1, 2, -0.5)],  # fine
         ]
-        return [kinds[i % len(kinds)] for i, _ in enumerate(samples)]
+        return [kinds[ord(s.completion[-1]) % len(kinds)]() for s in samples]
 
 
 SPECS = {

@@ -10,6 +10,7 @@ Everything here is plain Python (no torch): plugin entry points import it at no 
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, TypeAlias
@@ -26,12 +27,45 @@ class Span:
     Offsets are Python ``str`` indices (code points) into ``Sample.completion``, so plugin authors
     never deal with tokenizers or bytes. ``meta`` carries explanations (e.g. which claim failed) that
     ``botgrpo score`` shows.
+
+    :raises TypeError: a field that is not a real number (a string ``"-1"``, ``None``, a bool).
+    :raises ValueError: a value that is not finite (NaN, inf, an int past float range); a scorer that
+        cannot score a sample returns a :class:`SampleError` for it instead.
     """
 
     start: int
     end: int
     value: float
     meta: Mapping[str, Any] | None = None
+
+    def __post_init__(self) -> None:
+        # offsets are checked against the completion when aligned (rewards.alignment.span_problem); a
+        # value is checked here: a string "-1" or a NaN must fail where the plugin made it
+        if not (type(self.start) is int and type(self.end) is int and type(self.value) in _PLAIN):
+            for name in ("start", "end", "value"):
+                x = getattr(self, name)
+                if isinstance(x, bool) or not isinstance(x, numbers.Real):
+                    raise TypeError(
+                        f"Span.{name} must be a real number, got {type(x).__name__} {_short(x)}; convert it "
+                        "where the span is made (e.g. float(...) for a value, int(...) for an offset)"
+                    )
+        try:
+            finite = math.isfinite(self.value)
+        except OverflowError:  # an int past float range (10**400)
+            finite = False
+        if not finite:
+            raise ValueError(
+                f"Span({self.start}, {self.end}): value must be finite, got {self.value}; return a "
+                "SampleError for a sample that cannot be scored"
+            )
+
+
+_PLAIN = (float, int)
+
+
+def _short(x: object) -> str:
+    text = repr(x)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 @dataclass(frozen=True)
