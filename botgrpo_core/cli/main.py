@@ -114,14 +114,22 @@ def _cmd_train(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         print(str(exc), file=sys.stderr)
         return 2
+    from botgrpo_core.engine.interrupt import RunInterrupted
     from botgrpo_core.engine.run import run_training
     from botgrpo_core.engine.setup import TrainingSetupError
 
     try:
-        run_training(config, resume=args.resume)
+        run_training(config, resume=args.resume, overwrite=args.overwrite)
     except (TrainingSetupError, ConfigError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except RunInterrupted as exc:  # one line, no traceback: what was saved and the command that continues
+        import shlex
+
+        again = ["botgrpo", "train", args.run_file, *(f"--set={s}" for s in args.set or [])]
+        again.append("--resume" if exc.checkpoint else "--overwrite")
+        print(f"botgrpo: {exc}: {shlex.join(again)}", file=sys.stderr)
+        return exc.exit_code
     return 0
 
 
@@ -182,7 +190,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--set", action="append", metavar="KEY=VALUE", help="override a key, e.g. training.steps=10"
     )
     p.add_argument(
-        "--resume", action="store_true", help="continue from the last checkpoint in the output dir"
+        "--resume", action="store_true", help="continue from the last complete checkpoint in the output dir"
+    )
+    p.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="replace an earlier run in the output dir (without it, such a run is never deleted)",
     )
     p.set_defaults(func=_cmd_train)
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import signal
 import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -33,13 +34,17 @@ if TYPE_CHECKING:
     from botgrpo_core.rewards.mixture import RewardMixture
 from botgrpo_core.engine.data import RunData, check_rows, load_data, to_trainer_rows
 from botgrpo_core.engine.evaluation import evaluate
+from botgrpo_core.engine.interrupt import RunInterrupted, StopOnSignal
 from botgrpo_core.engine.model import load_model, prepare_model_dir
 from botgrpo_core.engine.outputs import (
     FINAL_MODEL_DIR,
     METRICS_FILE,
     SUMMARY_FILE,
-    _last_checkpoint,
-    _prepare_output_dir,
+    check_output_dir,
+    checkpoint_problem,
+    checkpoints,
+    last_checkpoint,
+    prepare_output_dir,
 )
 from botgrpo_core.engine.report import _summary, format_report, write_plots
 from botgrpo_core.engine.setup import TrainingSetupError, build_mixture, resolve_preset
@@ -56,15 +61,18 @@ class MetricsLog:
         self.path = path
         self.enabled = enabled
 
-    def truncate_after(self, step: int) -> None:
+    def truncate_after(self, step: int) -> list[str]:
+        """Keep the records up to ``step`` (no summary); returns what was unreadable and dropped.
+
+        A run killed mid-write leaves a torn last line (cut JSON, a NUL-filled tail, cut UTF-8): it is
+        dropped, and the caller warns, instead of failing the resume.
+        """
         if not self.enabled or not self.path.is_file():
-            return
-        keep = [
-            line
-            for line in self.path.read_text(encoding="utf-8").splitlines()
-            if line.strip() and json.loads(line).get("kind") != "summary" and json.loads(line)["step"] <= step
-        ]
-        self.path.write_text("".join(line + "\n" for line in keep), encoding="utf-8")
+            return []
+        records, dropped = _parse_lines(self.path.read_bytes())
+        keep = [r for r in records if r.get("kind") != "summary" and r["step"] <= step]
+        self.path.write_text("".join(json.dumps(r) + "\n" for r in keep), encoding="utf-8")
+        return dropped
 
     def write(self, kind: str, step: int, values: Mapping[str, Any]) -> None:
         if not self.enabled:
@@ -77,9 +85,29 @@ class MetricsLog:
     def read(self) -> list[dict[str, Any]]:
         if not self.path.is_file():
             return []
-        return [
-            json.loads(line) for line in self.path.read_text(encoding="utf-8").splitlines() if line.strip()
-        ]
+        return _parse_lines(self.path.read_bytes())[0]
+
+
+def _parse_lines(data: bytes) -> tuple[list[dict[str, Any]], list[str]]:
+    """The JSON records of a metrics file, and a note for each line that is not one (torn writes)."""
+    records: list[dict[str, Any]] = []
+    dropped: list[str] = []
+    for n, raw in enumerate(data.split(b"\n"), 1):
+        line = raw.strip(b"\x00 \t\r")
+        if not line:
+            if b"\x00" in raw:  # a preallocated tail that was never written
+                dropped.append(f"line {n} ({len(raw)} NUL bytes)")
+            continue
+        try:
+            record = json.loads(line.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError):
+            dropped.append(f"line {n} ({len(raw)} bytes, not a JSON record)")
+            continue
+        if isinstance(record, dict) and isinstance(record.get("step"), int):
+            records.append(record)
+        else:
+            dropped.append(f"line {n} (no step)")
+    return records, dropped
 
 
 def _jsonable(value: Any) -> Any:
@@ -203,6 +231,7 @@ def run_training(
     *,
     overrides: Sequence[str] = (),
     resume: bool = False,
+    overwrite: bool = False,
     callbacks: Sequence[Any] = (),
     log: Callable[[str], None] | None = None,
     progress: bool = True,
@@ -211,11 +240,15 @@ def run_training(
 
     :param config: the validated run file.
     :param overrides: the ``--set`` assignments already applied to ``config`` (recorded in the summary).
-    :param resume: continue from the last ``checkpoint-N`` in ``training.output_dir``.
+    :param resume: continue from the last complete ``checkpoint-N`` in ``training.output_dir``.
+    :param overwrite: replace an earlier run's outputs in ``training.output_dir`` (without it, a folder
+        holding checkpoints, metrics or a final model is refused: nothing is deleted implicitly).
     :param callbacks: extra ``transformers.TrainerCallback`` objects (benchmarks, tests).
     :param log: where progress lines go (default: stderr).
     :param progress: show a progress bar.
     :raises TrainingSetupError: any problem found before training; nothing has been trained then.
+    :raises RunInterrupted: SIGINT or SIGTERM stopped the run (after saving a checkpoint when the
+        signal came during the training loop); the message says how to continue.
     """
     start = time.time()
     from transformers.utils import logging as hf_logging
@@ -226,19 +259,27 @@ def run_training(
     output_dir = Path(config.training.output_dir)
     is_main = int(os.environ.get("RANK", "0")) == 0
 
-    setup = _checked_setup(config)
-    last_checkpoint = _last_checkpoint(output_dir) if resume else None  # every rank raises alike
-    # The main process cleans the output dir and builds (or warm-starts) the model; the others then load it.
-    with setup.args.main_process_first(local=False, desc="preparing the output dir and the model"):
-        if is_main:
-            _prepare_output_dir(output_dir, resume)
-        model_start = time.time()
-        source = prepare_model_dir(config, setup.run_data, log)
-        model_s = time.time() - model_start  # the warm start, when it is not cached
-    model, tokenizer = load_model(config, source)
-    ctx = _start_metrics(config, setup, model, tokenizer, last_checkpoint, is_main, log)
-    trainer = _make_trainer(ctx, setup, callbacks)
-    _train(ctx, setup, last_checkpoint, progress)
+    setup = _checked_setup(config, log if is_main else _silent)
+    check_output_dir(output_dir, resume=resume, overwrite=overwrite)  # every rank raises alike
+    resume_from = last_checkpoint(output_dir, log if is_main else _silent) if resume else None
+    with StopOnSignal(log) as stop:
+        try:
+            # The main process prepares the output dir and builds (or warm-starts) the model; the others load it.
+            with setup.args.main_process_first(local=False, desc="preparing the output dir and the model"):
+                if is_main:
+                    prepare_output_dir(output_dir, resume=resume, overwrite=overwrite)
+                model_start = time.time()
+                source = prepare_model_dir(config, setup.run_data, log)
+                model_s = time.time() - model_start  # the warm start, when it is not cached
+            model, tokenizer = load_model(config, source)
+            ctx = _start_metrics(config, setup, model, tokenizer, resume_from, is_main, log)
+            trainer = _make_trainer(ctx, setup, [*callbacks, stop.callback(lambda: ctx.trainer)])
+            _train(ctx, setup, resume_from, progress, stop)
+        except KeyboardInterrupt:
+            setup.mixture.close()
+            raise _interrupted(stop.signum or signal.SIGINT, output_dir) from None
+    if stop.signum is not None:  # saved at the end of the step, then stopped
+        raise _interrupted(stop.signum, output_dir)
     if is_main:
         trainer.save_model(str(output_dir / FINAL_MODEL_DIR))
     summary = _summary(config, ctx, setup.preset, start, overrides)
@@ -251,14 +292,30 @@ def run_training(
     return summary
 
 
-def _checked_setup(config: RunConfig) -> _Setup:
+def _silent(message: str) -> None:
+    """Where the other processes' copies of the main process's warnings go."""
+
+
+def _interrupted(signum: int, output_dir: Path) -> RunInterrupted:
+    """The :class:`RunInterrupted` for a stop now: the last complete checkpoint, if any, is where to resume."""
+    found = [(s, p) for s, p in checkpoints(output_dir) if checkpoint_problem(p, s) is None]
+    step = found[-1][0] if found else 0
+    return RunInterrupted(signum, step, found[-1][1].name if found else None)
+
+
+def _checked_setup(config: RunConfig, log: Callable[[str], None]) -> _Setup:
     """Everything that can fail, checked before the model is built (errors name the config key)."""
+    if config.engine.device == "cuda" and "num_threads" in config.training.model_fields_set:
+        log(
+            "warning: training.num_threads sets torch's CPU threads on CPU runs only; it does nothing with "
+            "engine.device: cuda (signal workers: rewards.signals[i].workers)"
+        )
     preset = resolve_preset(config)
     mixture = build_mixture(config)
     run_data = load_data(config)
     needed = {"data.prompt_field": (config.data.prompt_field,)}
-    for signal, fields in mixture.required_fields().items():
-        needed[f"signal {signal!r}"] = fields
+    for name, fields in mixture.required_fields().items():
+        needed[f"signal {name!r}"] = fields
     check_rows(run_data.train, needed, f"data ({run_data.source})")
     check_rows(run_data.eval, needed, f"held-out data ({run_data.source})")
     if run_data.eval and sharded_parameters():
@@ -295,7 +352,8 @@ def _start_metrics(
     )
     if last_checkpoint is not None:
         step = int(Path(last_checkpoint).name.split("-")[-1])
-        metrics.truncate_after(step)
+        for dropped in metrics.truncate_after(step):
+            log(f"warning: {metrics.path}: dropped {dropped}, torn by an interrupted write")
         ctx.evals = {r["step"]: r for r in metrics.read() if r["kind"] == "eval"}
         log(f"resuming from {last_checkpoint} (step {step})")
     else:
@@ -330,8 +388,13 @@ def _make_trainer(ctx: _RunContext, setup: _Setup, callbacks: Sequence[Any]) -> 
     return trainer
 
 
-def _train(ctx: _RunContext, setup: _Setup, last_checkpoint: str | None, progress: bool) -> None:
-    """Run TRL's training loop under the compact progress bar; the mixture's workers are closed after."""
+def _train(
+    ctx: _RunContext, setup: _Setup, last_checkpoint: str | None, progress: bool, stop: StopOnSignal
+) -> None:
+    """Run TRL's training loop under the compact progress bar; the mixture's workers are closed after.
+
+    While the loop runs, a first SIGINT/SIGTERM means "save at the end of this step and stop" (``stop``).
+    """
     t, preset = ctx.config.training, setup.preset
     if progress and ctx.is_main:
         from tqdm.auto import tqdm
@@ -342,8 +405,10 @@ def _train(ctx: _RunContext, setup: _Setup, last_checkpoint: str | None, progres
         f"{t.prompts_per_step} prompts x {t.group_size} rollouts per step"
     )
     try:
+        stop.in_loop = True
         ctx.trainer.train(resume_from_checkpoint=last_checkpoint)
     finally:
+        stop.in_loop = False
         if ctx.bar is not None:
             ctx.bar.close()
         setup.mixture.close()

@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import multiprocessing
 import os
+import signal
 import threading
 import time
 import traceback
@@ -55,6 +56,7 @@ def _worker_main(
     initargs: tuple[Any, ...],
 ) -> None:
     """Worker loop: receive ``(task_id, item)``, send ``(task_id, status, payload)``."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole group: the parent stops the run
     if initializer is not None:
         initializer(*initargs)
     _limit_memory(memory_mb)

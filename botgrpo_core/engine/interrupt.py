@@ -1,0 +1,89 @@
+"""Stopping a run cleanly on SIGINT (Ctrl-C) or SIGTERM (a scheduler's kill).
+
+The first signal during the training loop asks HF's loop to save a checkpoint at the end of the current
+step and stop there (``TrainerControl.should_save`` / ``should_training_stop``, set in ``on_step_end``);
+the processes of a multi-process run agree on it through one tiny gather per step, so they all stop at the
+same step. A second signal, or one outside the loop (model loading, the initial evaluation), stops at once.
+Either way :func:`~botgrpo_core.engine.run.run_training` closes the signal workers and raises
+:class:`RunInterrupted`, whose message says whether ``--resume`` can continue the run.
+"""
+
+from __future__ import annotations
+
+import signal
+import threading
+from collections.abc import Callable
+from types import FrameType
+from typing import Any
+
+SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+
+class RunInterrupted(Exception):
+    """Training stopped by a signal; ``str()`` says what was saved, ``exit_code`` is ``128 + signum``."""
+
+    def __init__(self, signum: int, step: int, checkpoint: str | None) -> None:
+        self.signum, self.step, self.checkpoint = signum, step, checkpoint
+        self.exit_code = 128 + signum
+        name = signal.Signals(signum).name
+        if checkpoint is not None:
+            saved = f"{checkpoint} is complete, continue from it with --resume"
+        else:
+            saved = "no checkpoint was saved, start again with --overwrite"
+        super().__init__(f"stopped by {name} at step {step}; {saved}")
+
+
+class StopOnSignal:
+    """Context manager: SIGINT/SIGTERM handlers for one run (restored on exit; main thread only)."""
+
+    def __init__(self, log: Callable[[str], None]) -> None:
+        self.log = log
+        self.signum: int | None = None  # the first signal received
+        self.in_loop = False  # a signal now means "stop after this step"
+        self._previous: dict[int, Any] = {}
+
+    def __enter__(self) -> StopOnSignal:
+        if threading.current_thread() is threading.main_thread():
+            for s in SIGNALS:
+                self._previous[s] = signal.signal(s, self._handle)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for s, handler in self._previous.items():
+            signal.signal(s, handler)
+
+    def _handle(self, signum: int, frame: FrameType | None) -> None:
+        if self.signum is None and self.in_loop:
+            self.signum = signum
+            self.log(
+                f"{signal.Signals(signum).name}: stopping after this step and saving a checkpoint "
+                "(send it again to stop now, without saving)"
+            )
+            return
+        self.signum = self.signum or signum
+        raise KeyboardInterrupt
+
+    def callback(self, trainer: Callable[[], Any]) -> Any:
+        """A ``TrainerCallback`` that turns a received signal into save-and-stop at the step's end."""
+        from transformers import TrainerCallback
+
+        stop = self
+
+        class SaveAndStop(TrainerCallback):
+            def on_step_end(self, args: Any, state: Any, control: Any, **kw: Any) -> None:
+                if stop.requested(trainer()):
+                    control.should_save = True
+                    control.should_training_stop = True
+
+        return SaveAndStop()
+
+    def requested(self, trainer: Any) -> bool:
+        """Whether any process received a signal (a gather of one flag when there are several)."""
+        asked = self.signum is not None
+        accelerator = getattr(trainer, "accelerator", None)
+        if accelerator is None or accelerator.num_processes == 1:
+            return asked
+        import torch
+
+        flags = accelerator.gather(torch.tensor([float(asked)], device=accelerator.device))
+        return bool(flags.max().item())
