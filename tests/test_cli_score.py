@@ -14,7 +14,7 @@ import torch
 
 from botgrpo_core import hookimpl
 from botgrpo_core.cli.main import main
-from botgrpo_core.cli.views import NEGATIVE_RGB, POSITIVE_RGB
+from botgrpo_core.cli.records import NEGATIVE_RGB, POSITIVE_RGB
 from botgrpo_core.estimators.compute import compute_advantages
 
 ALPHA, BETA = 1.0, 0.4
@@ -348,6 +348,27 @@ def test_html_is_self_contained_and_carries_the_json(tmp_path, capsys, plugin_ma
         assert f'name="view" value="{view}"' in html_text
     n_tokens = sum(len(s["tokens"]) for s in result["samples"])
     assert len(re.findall(r'class="tok[ "]', html_text)) == n_tokens
+
+
+def test_html_text_nodes_show_control_and_bidi_characters_as_escapes(
+    tmp_path, capsys, plugin_manager
+) -> None:
+    """Raw NUL, ESC and U+202E (right-to-left override) from model text never reach the page's text nodes."""
+    rows = [
+        *ROWS[:2],
+        {"prompt": "Q: 1\u202e+1=", "completion": "A: 2\x00 \x1b[31mred \u202egnp.exe", "answer": "2"},
+    ]
+    run_file, data = _write(tmp_path, rows)
+    page = tmp_path / "view.html"
+    _score_json(capsys, str(run_file), "--input", str(data), "--tokenizer", "tiny", "--html", str(page))
+    html_text = page.read_text(encoding="utf-8")
+    body = re.sub(
+        r'<script type="application/json" id="botgrpo-data">.*?</script>', "", html_text, flags=re.S
+    )
+    for raw in ("\x00", "\x1b", "\u202e"):
+        assert raw not in body, repr(raw)
+    assert "\\x1b" in body and "\\u202e" in body and "\\x00" in body  # shown, as the terminal shows them
+    assert "function safe(s)" in body and "tip.textContent=safe(" in body  # the tooltip is sanitised too
 
 
 # --- an estimator from a plugin (the botgrpo_register_estimators hook) ----------------------------------------------

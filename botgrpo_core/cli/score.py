@@ -3,7 +3,7 @@
 Reads a JSONL file (one object per line with ``prompt``, ``completion`` and the row's other fields),
 tokenizes each completion, scores the batch with the run's :class:`~botgrpo_core.rewards.mixture.RewardMixture`,
 computes the run's advantages (rows grouped by prompt, or ``--group-size`` consecutive rows) and
-renders the result (:mod:`botgrpo_core.cli.views`): a coloured terminal view, ``--json`` for scripts,
+renders the result (:mod:`botgrpo_core.cli.records`): a coloured terminal view, ``--json`` for scripts,
 ``--html`` for a self-contained heatmap.
 
 torch and transformers are imported inside the functions: ``botgrpo --help`` stays instant.
@@ -37,7 +37,7 @@ class ScoreInputError(ValueError):
 
 @dataclass
 class ScoreReport:
-    """Everything ``botgrpo score`` shows, ready for the renderers in :mod:`botgrpo_core.cli.views`."""
+    """Everything ``botgrpo score`` shows, ready for the renderers in :mod:`botgrpo_core.cli.records`."""
 
     config: RunConfig
     samples: list[Sample]
@@ -275,7 +275,9 @@ def use_color(stream: Any, choice: str | None = None) -> bool:
 
 def run_score(args: argparse.Namespace) -> int:
     """Entry point of ``botgrpo score`` (see ``botgrpo score --help``). Returns the exit status."""
-    from botgrpo_core.cli import views as score_view
+    from botgrpo_core.cli.html_view import render_html
+    from botgrpo_core.cli.records import render_json
+    from botgrpo_core.cli.terminal_view import render_terminal
     from botgrpo_core.config.errors import ConfigError
     from botgrpo_core.config.loading import load_config
     from botgrpo_core.rewards.mixture import SignalError
@@ -312,15 +314,13 @@ def run_score(args: argparse.Namespace) -> int:
     if args.html:
         path = Path(args.html)
         try:
-            path.write_text(score_view.render_html(report), encoding="utf-8")
+            path.write_text(render_html(report), encoding="utf-8")
         except OSError as exc:
             print(f"error: cannot write {path}: {exc.strerror}", file=sys.stderr)
             return 2
         print(f"wrote {path}", file=sys.stderr)
     text = (
-        score_view.render_json(report)
-        if args.json
-        else score_view.render_terminal(report, color=use_color(sys.stdout, args.color))
+        render_json(report) if args.json else render_terminal(report, color=use_color(sys.stdout, args.color))
     )
     try:
         print(text)

@@ -1,0 +1,164 @@
+"""The self-contained HTML heatmap of ``botgrpo score --html`` (inline CSS and JS, no external assets).
+
+Completions are model output, i.e. untrusted: every text is escaped (control and format characters shown as
+escapes, as in the terminal), and the data is embedded as JSON that cannot close its ``<script>`` element.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from botgrpo_core.cli.score import ScoreReport
+from botgrpo_core.cli.records import _display_pieces, _fmt, _meta_text, safe_text, sample_records, summary
+
+# --- HTML ----------------------------------------------------------------------------------------------------------
+_CSS = """
+body{font-family:system-ui,sans-serif;margin:1.5em;color:#222;background:#fff}
+h1{font-size:1.2em;margin:0 0 .3em} .muted{color:#666;font-size:.9em}
+.controls{position:sticky;top:0;background:#fff;padding:.5em 0;border-bottom:1px solid #ddd;z-index:1}
+.controls label{margin-right:1em;cursor:pointer}
+.legend{display:inline-flex;align-items:center;gap:.4em;margin-left:1em;font-size:.9em}
+.bar{display:inline-block;width:12em;height:.9em;border:1px solid #aaa;
+ background:linear-gradient(90deg,rgb(178,24,43),rgb(247,247,247),rgb(33,102,172))}
+.sample{border:1px solid #ddd;border-radius:6px;margin:1em 0;padding:.6em .8em}
+.sample.dropped{border-style:dashed;opacity:.85}
+.head{font-size:.9em;margin-bottom:.4em} .head b{font-size:1.05em}
+.toks{font-family:ui-monospace,monospace;white-space:pre-wrap;line-height:1.7;word-break:break-all}
+.tok{border-radius:2px;padding:1px 0;cursor:default}
+.tok.special,.tok.shared{font-style:italic;opacity:.8}
+.tok:hover{outline:2px solid #000}
+table{border-collapse:collapse;font-size:.85em;margin-top:.4em} td,th{padding:1px 6px;text-align:left}
+.err{color:#b2182b} details{margin-top:.3em;font-size:.9em}
+#tip{position:fixed;display:none;background:#222;color:#eee;padding:6px 8px;border-radius:4px;
+ font:12px ui-monospace,monospace;white-space:pre;pointer-events:none;z-index:2;max-width:40em}
+"""
+
+_JS = """
+const D = JSON.parse(document.getElementById('botgrpo-data').textContent);
+const NEG=[178,24,43], MID=[247,247,247], POS=[33,102,172], DROP=[150,150,150];
+function color(v, s){ if(v===null||v===undefined) return DROP;
+  const x=Math.max(-1,Math.min(1,v/s)), e=x>0?POS:NEG;
+  return MID.map((m,k)=>Math.round(m+Math.abs(x)*(e[k]-m))); }
+function values(rec, view){ if(view==='reward') return rec.token_rewards;
+  if(view==='advantage') return rec.advantages; return rec.signals[view].token_values; }
+function scale(view){ let m=0; for(const r of D.samples){ for(const v of values(r,view)){
+  if(v!==null && Math.abs(v)>m) m=Math.abs(v);} } return m>0?m:1; }
+function safe(s){ return s.replace(/[\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f\\u200b-\\u200f\\u202a-\\u202e\\u2060-\\u2069\\ufeff]/g,
+  c=>'\\\\u'+c.charCodeAt(0).toString(16).padStart(4,'0')); }
+function fmt(v){ return v===null?'nan':(Math.abs(v)<1e-4&&v!==0?v.toExponential(2):(+v.toFixed(4)).toString()); }
+function paint(view){ const s=scale(view);
+  document.getElementById('lo').textContent='-'+fmt(s); document.getElementById('hi').textContent='+'+fmt(s);
+  for(const el of document.querySelectorAll('.tok')){ const rec=D.samples[+el.dataset.s];
+    const c=color(values(rec,view)[+el.dataset.t], s);
+    el.style.background='rgb('+c.join(',')+')';
+    el.style.color=(0.299*c[0]+0.587*c[1]+0.114*c[2]<140)?'#fff':'#000'; } }
+const tip=document.getElementById('tip');
+document.addEventListener('mouseover', ev=>{ const el=ev.target.closest('.tok'); if(!el){tip.style.display='none';return;}
+  const rec=D.samples[+el.dataset.s], t=+el.dataset.t, tok=rec.tokens[t];
+  const lines=['token '+t+'  id '+tok.id+'  chars ['+tok.start+','+tok.end+')  '+JSON.stringify(tok.text),
+    'piece '+JSON.stringify(tok.piece), 'reward     '+fmt(rec.token_rewards[t]), 'advantage  '+fmt(rec.advantages[t])];
+  for(const [name,sig] of Object.entries(rec.signals)){
+    if(sig.error){ lines.push(name+': error ('+sig.error.reason+')'); continue; }
+    if(sig.kind==='global') lines.push(name+' (global, x'+sig.weight+'): '+fmt(sig.value));
+    else { let line=name+' (local, x'+sig.weight+'): '+fmt(sig.token_values[t]);
+      for(const sp of sig.spans){ if(sp.start<Math.max(tok.end,tok.start+1) && tok.start<Math.max(sp.end,sp.start+1)){
+        const m=Object.entries(sp.meta).map(([k,v])=>k+'='+(typeof v==='string'?v:JSON.stringify(v))).join(' ');
+        line+='\\n    span ['+sp.start+','+sp.end+') '+fmt(sp.value)+(m?'  '+m:''); } }
+      lines.push(line); } }
+  tip.textContent=safe(lines.join('\\n')); tip.style.display='block'; });
+document.addEventListener('mousemove', ev=>{ tip.style.left=(ev.clientX+14)+'px'; tip.style.top=(ev.clientY+14)+'px'; });
+for(const r of document.querySelectorAll('input[name=view]')) r.addEventListener('change', ()=>paint(r.value));
+paint('reward');
+"""
+
+
+def _text(text: str) -> str:
+    """Model text for an HTML text node: control and format characters (NUL, ESC, bidi overrides such as
+    U+202E) shown as escapes, as the terminal view shows them, then HTML-escaped."""
+    return html.escape(safe_text(text))
+
+
+def _script_json(data: Any) -> str:
+    """JSON safe inside ``<script>``: ``<``, ``>`` and ``&`` escaped so model text cannot close the element."""
+    text = json.dumps(data, ensure_ascii=False, allow_nan=False, default=str)
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def _html_sample(record: dict[str, Any]) -> str:
+    esc = html.escape
+    globals_ = []
+    for name, sig in record["signals"].items():
+        if sig["error"]:
+            globals_.append(
+                f'<span class="err">{esc(name)}: error ({esc(sig["error"]["reason"])}): '
+                f"{_text(sig['error']['message'])}</span>"
+            )
+        elif sig["kind"] == "global":
+            globals_.append(f"{esc(name)} = {sig['value']:g} (x{sig['weight']:g})")
+    dropped = ' <span class="err">dropped (on_error: nan)</span>' if not record["valid"] else ""
+    head = (
+        f'<div class="head"><b>#{record["index"]}</b> group {record["group"]} · outcome {_fmt(record["outcome"])} · '
+        f"{len(record['tokens'])} tokens{dropped}<br>prompt: <code>{_text(record['prompt'])}</code>"
+        f"<br>{' · '.join(globals_)}</div>"
+    )
+    toks = []
+    for t, (text, kind) in enumerate(_display_pieces(record)):
+        cls = "tok" if kind == "text" else f"tok {kind}"
+        shown = _text(text if kind != "special" else f"⟨{text}⟩")
+        shown = shown.replace("\n", "↵\n")
+        toks.append(f'<span class="{cls}" data-s="{record["index"]}" data-t="{t}">{shown}</span>')
+    rows = []
+    for name, sig in record["signals"].items():
+        for span in sig.get("spans", []):
+            meta = ", ".join(f"{k}={_meta_text(v)}" for k, v in span["meta"].items())
+            rows.append(
+                f"<tr><td>{esc(name)}</td><td>[{span['start']},{span['end']})</td><td><code>{_text(span['text'])}"
+                f"</code></td><td>{span['value']:+g}</td><td>{_text(meta)}</td></tr>"
+            )
+    spans = (
+        f"<details><summary>{len(rows)} spans</summary><table><tr><th>signal</th><th>chars</th><th>text</th>"
+        f"<th>value</th><th>meta</th></tr>{''.join(rows)}</table></details>"
+        if rows
+        else ""
+    )
+    cls = "sample" if record["valid"] else "sample dropped"
+    return f'<div class="{cls}">{head}<div class="toks">{"".join(toks)}</div>{spans}</div>'
+
+
+def render_html(report: ScoreReport) -> str:
+    """One self-contained HTML page (inline CSS and JS, no external assets): a token heatmap with a
+    reward / advantage / per-signal toggle; hovering a token shows its signals, reward and advantage."""
+    esc = html.escape
+    records = sample_records(report)
+    info = summary(report)
+    local = [n for n, s in info["signals"].items() if s["kind"] == "local"]
+    views = [("reward", "token reward"), ("advantage", "advantage")] + [(n, n) for n in local]
+    radios = "".join(
+        f'<label><input type="radio" name="view" value="{esc(v)}"{" checked" if k == 0 else ""}> {esc(label)}</label>'
+        for k, (v, label) in enumerate(views)
+    )
+    stats = "".join(
+        f"<tr><td>{esc(n)}</td><td>{s['kind']}</td><td>{s['weight']:g}</td><td>{_fmt(s['mean'])}</td>"
+        f"<td>{s['error_frac']:.0%}</td><td>{esc(', '.join(f'{k}: {v}' for k, v in s['errors'].items()) or '-')}</td></tr>"
+        for n, s in info["signals"].items()
+    )
+    data = {"summary": info, "samples": records}
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>botgrpo score</title><style>{_CSS}</style></head><body>"
+        f"<h1>botgrpo score</h1><div class='muted'>{info['rows']} rows in {info['groups']} groups · tokenizer "
+        f"{esc(info['tokenizer'])} · preset {esc(info['preset'])}, estimator {esc(info['estimator'])} · "
+        f"alpha {info['alpha']:g}, beta {info['beta']:g}</div>"
+        f"<table><tr><th>signal</th><th>kind</th><th>weight</th><th>mean</th><th>errors</th><th>reasons</th></tr>"
+        f"{stats}</table>"
+        f'<div class="controls">colour by: {radios}<span class="legend"><span id="lo"></span>'
+        '<span class="bar"></span><span id="hi"></span></span></div>'
+        f"{''.join(_html_sample(r) for r in records)}"
+        '<div id="tip"></div>'
+        f'<script type="application/json" id="botgrpo-data">{_script_json(data)}</script>'
+        f"<script>{_JS}</script></body></html>\n"
+    )

@@ -1,0 +1,201 @@
+"""What ``botgrpo score`` shows, as data: one JSON-ready record per sample, the batch summary, ``--json``.
+
+The terminal view (:mod:`botgrpo_core.cli.terminal_view`) and the HTML page (:mod:`botgrpo_core.cli.html_view`)
+start from :func:`sample_records`, so they show exactly what ``--json`` prints; the colour map and the
+display pieces they share live here too.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import unicodedata
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from botgrpo_core.signals import SampleError, Span, TokenValues
+
+if TYPE_CHECKING:
+    from botgrpo_core.cli.score import ScoreReport
+
+#: Diverging colour map ends (ColorBrewer RdBu, readable for red-green colour blindness).
+NEGATIVE_RGB = (178, 24, 43)
+NEUTRAL_RGB = (247, 247, 247)
+POSITIVE_RGB = (33, 102, 172)
+DROPPED_RGB = (150, 150, 150)
+MAX_SPANS_SHOWN = 20
+
+
+# --- records -------------------------------------------------------------------------------------------------------
+def _num(value: float) -> float | None:
+    """A float for JSON: NaN and infinities become ``None`` (JSON has no NaN)."""
+    value = float(value)
+    return value if math.isfinite(value) else None
+
+
+def _error(result: Any) -> dict[str, str] | None:
+    return {"message": str(result), "reason": result.reason} if isinstance(result, SampleError) else None
+
+
+def _span_record(span: Span, completion: str) -> dict[str, Any]:
+    return {
+        "start": span.start,
+        "end": span.end,
+        "text": completion[span.start : span.end],
+        "value": span.value,
+        "meta": dict(span.meta) if span.meta else {},
+    }
+
+
+def sample_records(report: ScoreReport) -> list[dict[str, Any]]:
+    """Per sample: tokens with character offsets, each signal's values, token rewards and advantages.
+
+    Lists run over the sample's completion tokens only (no padding). A rollout dropped by an
+    ``on_error: nan`` policy has ``valid: false`` and ``null`` token rewards.
+    """
+    out = report.output
+    rewards, advantages = out.token_rewards.tolist(), report.advantages.tolist()
+    signal_values = {name: o.values.tolist() for name, o in out.signals.items()}
+    records = []
+    for i, sample in enumerate(report.samples):
+        n = len(sample.offsets)
+        tokens = [
+            {
+                "t": t,
+                "id": int(sample.token_ids[t]) if t < len(sample.token_ids) else None,
+                "piece": report.token_labels[i][t] if t < len(report.token_labels[i]) else "",
+                "start": int(start),
+                "end": int(end),
+                "text": sample.completion[start:end],
+            }
+            for t, (start, end) in enumerate(sample.offsets)
+        ]
+        signals: dict[str, Any] = {}
+        for name, o in out.signals.items():
+            result = o.results[i]
+            entry: dict[str, Any] = {"kind": o.kind, "weight": o.weight, "error": _error(result)}
+            if o.kind == "global":
+                entry["value"] = None if o.failed[i] else float(result)
+            else:
+                entry["token_values"] = [_num(v) for v in signal_values[name][i][:n]]
+                spans = result if isinstance(result, list) else []
+                entry["spans"] = [_span_record(s, sample.completion) for s in spans]
+                entry["per_token"] = isinstance(result, TokenValues)
+            signals[name] = entry
+        records.append(
+            {
+                "index": i,
+                "group": report.group_ids[i],
+                "prompt": sample.prompt,
+                "completion": sample.completion,
+                "valid": bool(out.valid[i]),
+                "outcome": _num(out.outcome[i]),
+                "tokens": tokens,
+                "signals": signals,
+                "token_rewards": [_num(v) for v in rewards[i][:n]],
+                "advantages": [_num(v) for v in advantages[i][:n]],
+            }
+        )
+    return records
+
+
+def summary(report: ScoreReport) -> dict[str, Any]:
+    """Run-level facts and per-signal statistics (mean, error fractions by reason, cache hits)."""
+    rewards = report.config.rewards
+    batch = max(len(report.samples), 1)
+    signals = {}
+    for name, o in report.output.signals.items():
+        signals[name] = {
+            "kind": o.kind,
+            "weight": o.weight,
+            "mean": _num(report.output.metrics.get(f"signals/{name}/mean", float("nan"))),
+            "error_frac": sum(o.failed) / batch,
+            "errors": dict(o.reasons),
+            "cache_hits": o.cache_hits,
+        }
+    return {
+        "rows": len(report.samples),
+        "groups": len(set(report.group_ids)),
+        "tokenizer": report.tokenizer_name,
+        "preset": report.config.algorithm.preset,
+        "estimator": report.estimator,
+        "alpha": rewards.alpha,
+        "beta": rewards.beta,
+        "valid_frac": report.output.metrics.get("reward/valid_frac"),
+        "signals": signals,
+        "notes": list(report.notes),
+    }
+
+
+def render_json(report: ScoreReport) -> str:
+    """``{"summary": {...}, "samples": [...]}`` as strict JSON (no NaN), one sample per line."""
+
+    def dump(value: Any) -> str:
+        # default=str: span meta may hold values JSON cannot, show them as text
+        return json.dumps(value, ensure_ascii=False, allow_nan=False, default=str)
+
+    samples = ",\n".join(dump(r) for r in sample_records(report))
+    return '{"summary": ' + dump(summary(report)) + ',\n"samples": [\n' + samples + "\n]}"
+
+
+# --- shared display helpers ----------------------------------------------------------------------------------------
+def _scale(rows: Sequence[Sequence[float | None]]) -> float:
+    """Largest absolute finite value (1 when all are zero): the colour scale is symmetric around 0."""
+    peak = max((abs(v) for row in rows for v in row if v is not None), default=0.0)
+    return peak if peak > 0 else 1.0
+
+
+def color_for(value: float | None, scale: float) -> tuple[int, int, int]:
+    """Diverging colour: negative towards red, positive towards blue, 0 near white, ``None`` grey."""
+    if value is None:
+        return DROPPED_RGB
+    x = max(-1.0, min(1.0, value / scale))
+    end = POSITIVE_RGB if x > 0 else NEGATIVE_RGB
+    return tuple(round(n + abs(x) * (e - n)) for n, e in zip(NEUTRAL_RGB, end))  # type: ignore[return-value]
+
+
+def _dark(rgb: tuple[int, int, int]) -> bool:
+    return 0.299 * rgb[0] + 0.587 * rgb[1] + 0.114 * rgb[2] < 140
+
+
+def _display_pieces(record: dict[str, Any]) -> list[tuple[str, str]]:
+    """Per token ``(text, kind)`` for display: each character once (byte-level tokens may share one),
+    ``kind`` is ``text``, ``special`` (empty range: shows the tokenizer piece) or ``shared``."""
+    pieces = []
+    shown_until = 0
+    completion = record["completion"]
+    for tok in record["tokens"]:
+        start, end = max(tok["start"], shown_until), tok["end"]
+        if tok["start"] == tok["end"]:
+            pieces.append((tok["piece"] or "∅", "special"))
+        elif start >= end:
+            pieces.append(("·", "shared"))
+        else:
+            pieces.append((completion[start:end], "text"))
+        shown_until = max(shown_until, end)
+    return pieces
+
+
+def _meta_text(value: Any) -> str:
+    """A span meta value as text: strings as they are, anything else as JSON (as ``--json`` shows it)."""
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+
+
+def _fmt(value: float | None) -> str:
+    return "nan" if value is None else f"{value:+.3g}"
+
+
+# --- terminal --------------------------------------------------------------------------------------------------
+def safe_text(text: str) -> str:
+    """Model text made safe for a terminal: control/format characters shown as escapes (keeps ``\\n``)."""
+    out = []
+    for ch in text:
+        if ch == "\n":
+            out.append(ch)
+        elif ch == "\t":
+            out.append("⇥")
+        elif unicodedata.category(ch) in ("Cc", "Cf", "Cs", "Co"):
+            out.append(ch.encode("unicode_escape").decode("ascii"))
+        else:
+            out.append(ch)
+    return "".join(out)
