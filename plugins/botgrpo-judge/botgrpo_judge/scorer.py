@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Hashable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from botgrpo_core.signals import Sample, SampleError, Span
@@ -25,6 +25,18 @@ from botgrpo_judge.verdict import parse_step_verdicts, parse_verdict
 
 Kind = Literal["steps", "outcome"]
 _META_TEXT = 200  # characters of a judge's answer kept in a span's meta
+
+
+@dataclass
+class _LogprobPlan:
+    """One logprob batch: each sample's chain and step keys, the answers known, the requests to send."""
+
+    chains: dict[int, Chain] = field(default_factory=dict)
+    keys: dict[int, list[tuple[Hashable, ...]]] = field(default_factory=dict)
+    found: dict[tuple[Hashable, ...], ProbPair] = field(default_factory=dict)
+    owner: dict[tuple[Hashable, ...], int] = field(default_factory=dict)  # key -> the sample asking for it
+    requests: list[tuple[int, Chain, set[int]]] = field(default_factory=list)
+    errors: dict[int, SampleError] = field(default_factory=dict)
 
 
 @dataclass
@@ -151,84 +163,82 @@ class JudgeScorer:
 
     def _score_logprob(self, items: list[_Item | SampleError]) -> list[list[Span] | float | SampleError]:
         results: list[list[Span] | float | SampleError | None] = [None] * len(items)
-        chains: dict[int, Chain] = {}
-        keys: dict[int, list[tuple[Hashable, ...]]] = {}
-        found: dict[tuple[Hashable, ...], ProbPair] = {}
-        owner: dict[tuple[Hashable, ...], int] = {}  # key -> the sample whose request computes it
-        requests: list[tuple[int, Chain, set[int]]] = []
+        plan = _LogprobPlan()
         for i, item in enumerate(items):
-            if isinstance(item, SampleError):
-                results[i] = item
-                continue
-            if not item.steps:
-                results[i] = [] if self.kind == "steps" else SampleError("judge: nothing to score")
-                continue
-            try:
-                chain = self._chain(item)
-            except Exception as exc:
-                results[i] = SampleError(f"judge: rendering a template failed: {exc!r}")
-                continue
-            chains[i] = chain
-            keys[i] = [self._step_key(chain, k) for k in range(chain.num_steps)]
-            wanted: set[int] = set()
-            for k, key in enumerate(keys[i]):
-                if key in found or key in owner:
-                    continue
-                cached = self.cache.get(key)
-                if cached is not None:
-                    found[key] = cached
-                else:
-                    owner[key] = i
-                    wanted.add(k)
-            if wanted:
-                requests.append((i, chain.head(max(wanted) + 1), wanted))
-        errors: dict[int, SampleError] = {}
-        if requests:
-            self._counts["judge_calls"] += len(requests)
-            answers = self.backend.next_token_probs(
-                [chain for _, chain, _ in requests], [wanted for _, _, wanted in requests]
-            )
-            for (i, _, _), answer in zip(requests, answers):
-                if isinstance(answer, SampleError):
-                    errors[i] = answer
-                    continue
-                for k, pair in answer.items():
-                    key = keys[i][k]
-                    found[key] = pair
-                    self.cache.put(key, pair)
-        for i in chains:
-            spans: list[Span] = []
-            failed: SampleError | None = errors.get(i)
-            for k, key in enumerate(keys[i]):
-                pair = found.get(key)
-                if pair is None:
-                    failed = failed or errors.get(owner.get(key, -1))
-                    if failed is None:
-                        self._counts["steps_truncated"] += 1  # over max_length: no span for this step
-                    continue
-                p_yes, p_no = pair
-                item = items[i]
-                assert isinstance(item, _Item)
-                step = item.steps[k]
-                spans.append(
-                    Span(
-                        step.start,
-                        step.end,
-                        self._value(p_yes, p_no),
-                        {"step": k + 1, "p_yes": p_yes, "p_no": p_no},
-                    )
-                )
-            if failed is not None:
-                results[i] = SampleError(str(failed), reason=failed.reason)
-                continue
-            self._counts["steps_scored"] += len(spans)
-            if self.kind == "steps":
-                results[i] = spans
-            else:
-                results[i] = (
-                    spans[0].value if spans else SampleError("judge: the outcome prompt was not scored")
-                )
+            results[i] = self._plan_logprob(plan, i, item)
+        self._ask_logprob(plan)
+        for i in plan.chains:
+            item = items[i]
+            assert isinstance(item, _Item)
+            results[i] = self._logprob_result(plan, i, item)
         return [r if r is not None else SampleError("judge: sample was not scored") for r in results]
+
+    def _plan_logprob(
+        self, plan: _LogprobPlan, i: int, item: _Item | SampleError
+    ) -> list[Span] | SampleError | None:
+        """Add sample ``i``'s steps to ``plan``; a result when it needs no judge call, else ``None``."""
+        if isinstance(item, SampleError):
+            return item
+        if not item.steps:
+            return [] if self.kind == "steps" else SampleError("judge: nothing to score")
+        try:
+            chain = self._chain(item)
+        except Exception as exc:
+            return SampleError(f"judge: rendering a template failed: {exc!r}")
+        plan.chains[i] = chain
+        plan.keys[i] = [self._step_key(chain, k) for k in range(chain.num_steps)]
+        wanted: set[int] = set()
+        for k, key in enumerate(plan.keys[i]):
+            if key in plan.found or key in plan.owner:
+                continue
+            cached = self.cache.get(key)
+            if cached is not None:
+                plan.found[key] = cached
+            else:
+                plan.owner[key] = i
+                wanted.add(k)
+        if wanted:
+            plan.requests.append((i, chain.head(max(wanted) + 1), wanted))
+        return None
+
+    def _ask_logprob(self, plan: _LogprobPlan) -> None:
+        """Send the plan's requests to the backend in one call; answers go to ``plan`` and the cache."""
+        if not plan.requests:
+            return
+        self._counts["judge_calls"] += len(plan.requests)
+        answers = self.backend.next_token_probs(
+            [chain for _, chain, _ in plan.requests], [wanted for _, _, wanted in plan.requests]
+        )
+        for (i, _, _), answer in zip(plan.requests, answers):
+            if isinstance(answer, SampleError):
+                plan.errors[i] = answer
+                continue
+            for k, pair in answer.items():
+                key = plan.keys[i][k]
+                plan.found[key] = pair
+                self.cache.put(key, pair)
+
+    def _logprob_result(self, plan: _LogprobPlan, i: int, item: _Item) -> list[Span] | float | SampleError:
+        """Sample ``i``'s spans (or outcome value) from the answers, or the error of a request it needed."""
+        spans: list[Span] = []
+        failed: SampleError | None = plan.errors.get(i)
+        for k, key in enumerate(plan.keys[i]):
+            pair = plan.found.get(key)
+            if pair is None:
+                failed = failed or plan.errors.get(plan.owner.get(key, -1))
+                if failed is None:
+                    self._counts["steps_truncated"] += 1  # over max_length: no span for this step
+                continue
+            p_yes, p_no = pair
+            step = item.steps[k]
+            meta = {"step": k + 1, "p_yes": p_yes, "p_no": p_no}
+            spans.append(Span(step.start, step.end, self._value(p_yes, p_no), meta))
+        if failed is not None:
+            return SampleError(str(failed), reason=failed.reason)
+        self._counts["steps_scored"] += len(spans)
+        if self.kind == "steps":
+            return spans
+        return spans[0].value if spans else SampleError("judge: the outcome prompt was not scored")
 
     def _value(self, p_yes: float, p_no: float) -> float:
         if self.params.normalize:
@@ -254,7 +264,6 @@ class JudgeScorer:
         return [templates.render(p.generate_template, **variables)]
 
     def _score_generate(self, items: list[_Item | SampleError]) -> list[list[Span] | float | SampleError]:
-        p = self.params
         results: list[list[Span] | float | SampleError | None] = [None] * len(items)
         prompts: dict[int, list[str]] = {}
         texts: dict[str, str | SampleError] = {}
@@ -275,10 +284,8 @@ class JudgeScorer:
                 if prompt in texts:
                     continue
                 cached = self.cache.get(self._generate_key(prompt))
-                if cached is not None:
-                    texts[prompt] = cached
-                else:
-                    texts[prompt] = SampleError("pending")
+                texts[prompt] = cached if cached is not None else SampleError("pending")
+                if cached is None:
                     pending.append(prompt)
         if pending:
             self._counts["judge_calls"] += len(pending)
@@ -287,39 +294,36 @@ class JudgeScorer:
                 if not isinstance(answer, SampleError):
                     self.cache.put(self._generate_key(prompt), answer)
         for i, sample_prompts in prompts.items():
-            answers = [texts[prompt] for prompt in sample_prompts]
-            failed = next((a for a in answers if isinstance(a, SampleError)), None)
-            if failed is not None:
-                results[i] = SampleError(str(failed), reason=failed.reason)
-                continue
             item = items[i]
             assert isinstance(item, _Item)
-            try:
-                raws = self._read_verdicts(item, [str(a) for a in answers])
-            except Exception as exc:  # a parser bug costs this sample, never the batch
-                self._counts["verdict_errors"] += 1
-                results[i] = SampleError(f"judge: reading the verdict failed: {exc!r}")
-                continue
-            unparsed = sum(r is None for r in raws)
-            self._counts["verdicts_unparsed"] += unparsed
-            self._counts["steps_scored"] += len(raws)
-            values = [p.unparsed() if r is None else p.to_value(r) for r in raws]
-            if self.kind == "outcome":
-                results[i] = values[0]
-                continue
-            spans = []
-            for k, (step, value, raw) in enumerate(zip(item.steps, values, raws)):
-                answer = str(answers[0] if len(answers) == 1 else answers[k])
-                spans.append(
-                    Span(
-                        step.start,
-                        step.end,
-                        value,
-                        {"step": k + 1, "parsed": raw is not None, "verdict": answer[:_META_TEXT]},
-                    )
-                )
-            results[i] = spans
+            results[i] = self._generate_result(item, [texts[prompt] for prompt in sample_prompts])
         return [r if r is not None else SampleError("judge: sample was not scored") for r in results]
+
+    def _generate_result(
+        self, item: _Item, answers: list[str | SampleError]
+    ) -> list[Span] | float | SampleError:
+        """One sample's spans (or outcome value) from its judge answers, unparsed verdicts counted."""
+        p = self.params
+        failed = next((a for a in answers if isinstance(a, SampleError)), None)
+        if failed is not None:
+            return SampleError(str(failed), reason=failed.reason)
+        texts = [str(a) for a in answers]
+        try:
+            raws = self._read_verdicts(item, texts)
+        except Exception as exc:  # a parser bug costs this sample, never the batch
+            self._counts["verdict_errors"] += 1
+            return SampleError(f"judge: reading the verdict failed: {exc!r}")
+        self._counts["verdicts_unparsed"] += sum(r is None for r in raws)
+        self._counts["steps_scored"] += len(raws)
+        values = [p.unparsed() if r is None else p.to_value(r) for r in raws]
+        if self.kind == "outcome":
+            return values[0]
+        spans = []
+        for k, (step, value, raw) in enumerate(zip(item.steps, values, raws)):
+            answer = texts[0] if len(texts) == 1 else texts[k]
+            meta = {"step": k + 1, "parsed": raw is not None, "verdict": answer[:_META_TEXT]}
+            spans.append(Span(step.start, step.end, value, meta))
+        return spans
 
     def _read_verdicts(self, item: _Item, answers: list[str]) -> list[float | None]:
         """Raw scores in ``[-1, 1]`` (``None``: unparsed) of one sample's judge answers."""
