@@ -6,7 +6,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 
 @dataclass(frozen=True)
@@ -77,44 +77,61 @@ def features(text: str) -> list[str]:
     return found or ["plain"]
 
 
+class LineOutcome(NamedTuple):
+    """One line of the prose corpus and the value ``sympy.steps`` gave it."""
+
+    style: str  # gsm8k | competition
+    kind: str  # clean | step_twin | answer_twin
+    split: str  # dev | heldout
+    label: str  # correct | none | wrong
+    features: tuple[str, ...]
+    value: int
+
+    @property
+    def answer(self) -> bool:
+        return "answer line" in self.features
+
+
 @dataclass
 class ProseFigures:
-    """Per-line outcomes on the prose corpus: (style, kind, label, features, is_answer, value) rows."""
+    """Per-line outcomes on the prose corpus, and per solution whether any span was -1."""
 
-    rows: list[tuple[str, str, str, tuple[str, ...], bool, int]]
-    solutions: list[tuple[str, str, bool]]  # (style, kind, any -1 span)
+    rows: list[LineOutcome]
+    solutions: list[tuple[str, str, str, bool]]  # (style, kind, split, any -1 span)
+    split: str | None = None  # restrict every figure to one split
 
-    def rate(self, value: int, **where: Any) -> tuple[int, int]:
-        """``(hits, n)``: lines matching ``where`` (style, kind, label, feature, answer) scored ``value``."""
-        picked = [r for r in self.rows if _matches(r, where)]
-        return sum(r[5] == value for r in picked), len(picked)
+    def only(self, split: str | None) -> ProseFigures:
+        return ProseFigures(self.rows, self.solutions, split)
+
+    def rate(self, value: int, feature: str | None = None, **where: Any) -> tuple[int, int]:
+        """``(hits, n)``: lines matching ``where`` (fields of :class:`LineOutcome`) scored ``value``."""
+        where = {**where, "split": self.split} if self.split else where
+        picked = [
+            r
+            for r in self.rows
+            if all(getattr(r, k) == v for k, v in where.items() if v is not None)
+            and (feature is None or feature in r.features)
+        ]
+        return sum(r.value == value for r in picked), len(picked)
 
     def false_alarm_solutions(self, style: str | None = None) -> tuple[int, int]:
-        picked = [s for s in self.solutions if s[1] == "clean" and style in (None, s[0])]
-        return sum(s[2] for s in picked), len(picked)
-
-
-def _matches(row: tuple[str, str, str, tuple[str, ...], bool, int], where: dict[str, Any]) -> bool:
-    style, kind, label, feats, answer, _ = row
-    return (
-        where.get("style") in (None, style)
-        and where.get("kind") in (None, kind)
-        and where.get("label") in (None, label)
-        and where.get("feature") in (None, *feats)
-        and where.get("answer") in (None, answer)
-    )
+        picked = [
+            s
+            for s in self.solutions
+            if s[1] == "clean" and style in (None, s[0]) and self.split in (None, s[2])
+        ]
+        return sum(s[3] for s in picked), len(picked)
 
 
 def prose_figures(records: list[dict], spans_per_record: list[list[float]]) -> ProseFigures:
     """Collect the outcome of every line (``spans_per_record``: one value per line, in order)."""
     rows, solutions = [], []
     for record, values in zip(records, spans_per_record, strict=True):
+        split = record.get("split", "dev")
         for line, value in zip(record["lines"], values, strict=True):
             feats = tuple(features(line["text"]))
-            rows.append(
-                (record["style"], record["kind"], line["label"], feats, "answer line" in feats, int(value))
-            )
-        solutions.append((record["style"], record["kind"], -1 in [int(v) for v in values]))
+            rows.append(LineOutcome(record["style"], record["kind"], split, line["label"], feats, int(value)))
+        solutions.append((record["style"], record["kind"], split, -1 in [int(v) for v in values]))
     return ProseFigures(rows, solutions)
 
 

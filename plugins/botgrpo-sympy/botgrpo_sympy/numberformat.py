@@ -10,6 +10,7 @@ same way everywhere:
 - currency glued to a number: ``$40``, ``\\$40``, ``€5``, ``£5`` (the sign is dropped);
 - leading-dot decimals: ``.5`` is ``0.5``;
 - mixed numbers: ``3 1/2`` is ``(3+1/2)`` (a proper fraction after a whole number and one space);
+  a fraction after ``÷`` is the divisor (``2 1/2 ÷ 1/4`` is ``2 1/2 / (1/4)``);
 - percents: ``25%`` and ``25\\%`` are ``(25/100)``; :func:`percent_label` gives the other reading of a
   bare ``24%`` (``... * 100 = 24%``, where the sign is a label);
 - degrees: ``30^\\circ``, ``30^{\\circ}``, ``30°`` are dropped (angle sums) or become ``30*pi/180``
@@ -46,6 +47,8 @@ _GROUP_SPACE = f"[{GROUP_SPACES}]"
 #: leading-dot decimals, percent). Ordinary thousands (``1,000``, ``1 000``) are joined by the scanner.
 SCAN_NUMBER = rf"(?:[$€£]\s?)?(?:\d+(?:{_GROUP_SPACE}\d{{3}})*(?:\.\d+)?|\.\d+)(?:\s?\\?%)?"
 
+#: "2 1/2 ÷ 1/4": the fraction after a division sign is the divisor (not "÷ 1, then / 4").
+_DIVIDE_BY_FRACTION = re.compile(r"÷\s*(\d+\s*/\s*\d+|\d+ \d+/\d+)(?![\d/])")
 _CURRENCY = re.compile(r"\\?[$€£]\s?(?=\.?\d)")
 _SPACE_GROUPS = re.compile(rf"(?<![\d.,])\d{{1,3}}(?:(?:{_GROUP_SPACE}| )\d{{3}})+(?![\d/.]|,\d| \d+/)")
 _LATEX_COMMA = re.compile(r"(?<=\d)\{,\}(?=\d{3})")
@@ -90,6 +93,7 @@ def _mixed(m: re.Match[str]) -> str:
 
 def normalize(text: str) -> str:
     """The number formats and signs of ``text`` rewritten in the parsers' ASCII forms."""
+    text = _DIVIDE_BY_FRACTION.sub(r"/(\1)", text)
     text = text.translate(SIGNS)
     text = _CURRENCY.sub("", text)
     text = _LATEX_COMMA.sub("", text)

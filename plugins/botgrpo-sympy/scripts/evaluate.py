@@ -93,26 +93,31 @@ def evaluate_prose(workers: int) -> None:
     ok = [(r, res) for r, res in zip(records, results, strict=True) if not isinstance(res, SampleError)]
     fig = prose_figures([r for r, _ in ok], [[s.value for s in res] for _, res in ok])
     print(f"### sympy.steps on the prose corpus ({len(records)} solutions, params {PROSE_PARAMS})\n")
-    print("| figure | measured | goal | met |")
-    print("|---|---|---|---|")
-    for what, counts, goal, met in prose_goals(fig):
-        print(f"| {what} | {_pct(counts)} | {goal} | {'yes' if met else 'NO'} |")
+    print("| figure | all | dev | held-out | goal | met (all) |")
+    print("|---|---|---|---|---|---|")
+    by_split = [prose_goals(fig.only(split)) for split in (None, "dev", "heldout")]
+    for (what, counts, goal, met), (*_, dev, _, _), (*_, held, _, _) in zip(*by_split, strict=True):
+        print(f"| {what} | {_pct(counts)} | {_pct(dev)} | {_pct(held)} | {goal} | {'yes' if met else 'NO'} |")
     extra = [
-        ("competition clean solutions with any -1 span", fig.false_alarm_solutions("competition")),
-        ("correct answer lines scored -1", fig.rate(-1, kind="clean", label="correct", answer=True)),
-        ("wrong final answers (answer twins) scored -1", fig.rate(-1, kind="answer_twin", label="wrong")),
+        ("competition clean solutions with any -1 span", lambda f: f.false_alarm_solutions("competition")),
+        ("correct answer lines scored -1", lambda f: f.rate(-1, kind="clean", label="correct", answer=True)),
+        (
+            "wrong final answers (answer twins) scored -1",
+            lambda f: f.rate(-1, kind="answer_twin", label="wrong"),
+        ),
         (
             "grade-school correct step lines scored +1",
-            fig.rate(1, style="gsm8k", kind="clean", label="correct", answer=False),
+            lambda f: f.rate(1, style="gsm8k", kind="clean", label="correct", answer=False),
         ),
         (
             "competition correct step lines scored +1",
-            fig.rate(1, style="competition", kind="clean", label="correct", answer=False),
+            lambda f: f.rate(1, style="competition", kind="clean", label="correct", answer=False),
         ),
-        ("lines without a claim scored -1", fig.rate(-1, kind="clean", label="none")),
+        ("lines without a claim scored -1", lambda f: f.rate(-1, kind="clean", label="none")),
     ]
-    for what, counts in extra:
-        print(f"| {what} | {_pct(counts)} | | |")
+    for what, figure in extra:
+        cells = " | ".join(_pct(figure(fig.only(split))) for split in (None, "dev", "heldout"))
+        print(f"| {what} | {cells} | | |")
     print(f"\nworker errors: {len(errors)} {errors[:5]}\n")
     print(
         "Per cause (writing feature of the line): correct lines of clean solutions, corrupted lines of twins\n"

@@ -34,7 +34,7 @@ def _label(text: str) -> str:
     return "correct" if _RELATION.search(text) or ANSWER_LINE.match(text) or "\\boxed" in text else "none"
 
 
-def read_hand(path: Path, style: str) -> list[dict]:
+def read_hand(path: Path, style: str, split: str = "dev") -> list[dict]:
     """Blocks ``# id`` / ``Q: ...`` / lines (with optional ``[none]`` / ``[wrong]`` overrides)."""
     text = path.read_text(encoding="utf-8").replace("{nbsp}", "\u00a0").replace("{nnbsp}", "\u202f")
     records = []
@@ -48,11 +48,13 @@ def read_hand(path: Path, style: str) -> list[dict]:
             m = re.search(r"\s*\[(none|wrong)\]$", raw)
             line = raw[: m.start()] if m else raw
             lines.append({"text": line, "label": m.group(1) if m else _label(line)})
-        records.append(_record(head[2:], style, "hand", prompt, lines))
+        records.append(_record(head[2:], style, "hand", prompt, lines, split=split))
     return records
 
 
-def _record(rid: str, style: str, source: str, prompt: str, lines: list[dict], **extra: object) -> dict:
+def _record(
+    rid: str, style: str, source: str, prompt: str, lines: list[dict], split: str = "dev", **extra: object
+) -> dict:
     return {
         "id": rid,
         "style": style,
@@ -61,6 +63,7 @@ def _record(rid: str, style: str, source: str, prompt: str, lines: list[dict], *
         "twin_of": None,
         "prompt": prompt,
         "lines": lines,
+        "split": split,
         **extra,
     }
 
@@ -168,6 +171,8 @@ def main() -> None:
     clean += read_hand(DATA / "competition_style_hand.txt", "competition")
     clean += generated("gsm8k", GSM_TEMPLATES, GSM_GENERATED, rng)
     clean += generated("competition", COMPETITION_TEMPLATES, COMPETITION_GENERATED, rng)
+    clean += read_hand(DATA / "gsm_style_heldout.txt", "gsm8k", "heldout")
+    clean += read_hand(DATA / "competition_style_heldout.txt", "competition", "heldout")
     records = []
     for k, record in enumerate(clean):
         verify(record)

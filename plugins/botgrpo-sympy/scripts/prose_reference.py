@@ -34,6 +34,7 @@ def _prepare(text: str) -> str:
     for pattern, repl in _LATEX:
         for _ in range(3):
             text = pattern.sub(repl, text)
+    text = re.sub(r"÷\s*(\d+)/(\d+)", r"/(\1/\2)", text)  # "2 1/2 ÷ 1/4": the divisor is the fraction
     text = text.translate(_CHARS).replace("$", "").replace("{", "(").replace("}", ")")
     text = re.sub(r"(?<=\d)\s+x\s+(?=[\d.$])|(?<=\d)x(?=\d)", "*", text)
     text = re.sub(r"(?<=\d),(?=\d{3}(?!\d))", "", text)
@@ -177,7 +178,9 @@ def _numeric_suffix(text: str) -> str | None:
         before = "".join(words[:k]).rstrip()
         prose_before = re.search(r"(?:^|\s)[A-Za-z']{2,}[:,]?$|[:,;]$", before)
         if before and (not prose_before or tail[0] in "+-*/−–"):
-            continue  # the tail is the end of a longer expression ("2n + 1"), not a whole side
+            continue
+        if re.search(r"(?i)\b(?:half|third|thirds|quarter|quarters|twice|double)\s+of$", before):
+            return None  # "half of 60 = 30": the left side is "half of 60", not a number  # the tail is the end of a longer expression ("2n + 1"), not a whole side
         try:
             evaluate(tail)
             return tail
