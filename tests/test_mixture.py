@@ -7,7 +7,8 @@ import torch
 from signal_fixtures import TestPlugin
 
 from botgrpo_core.config.models import RewardsConfig
-from botgrpo_core.rewards.mixture import RewardMixture, SignalError
+from botgrpo_core.rewards.mixture import RewardMixture
+from botgrpo_core.rewards.runner import SignalError
 from botgrpo_core.rewards.samples import decode_samples
 from botgrpo_core.signals import Sample, SampleError
 from botgrpo_core.signals.manager import PluginManager

@@ -280,7 +280,7 @@ def run_score(args: argparse.Namespace) -> int:
     from botgrpo_core.cli.terminal_view import render_terminal
     from botgrpo_core.config.errors import ConfigError
     from botgrpo_core.config.loading import load_config
-    from botgrpo_core.rewards.mixture import SignalError
+    from botgrpo_core.rewards.runner import SignalError
     from botgrpo_core.signals.manager import PluginError
 
     try:

@@ -206,7 +206,8 @@ def test_api_key_from_env_and_never_shown(
 
 def test_on_error_policies_through_the_core_mixture(server: JudgeServer, judge: Any) -> None:
     from botgrpo_core.config.models import RewardsConfig
-    from botgrpo_core.rewards.mixture import RewardMixture, SignalError
+    from botgrpo_core.rewards.mixture import RewardMixture
+    from botgrpo_core.rewards.runner import SignalError
     from botgrpo_core.signals.manager import PluginManager
     from botgrpo_core.signals.testing import make_samples
 

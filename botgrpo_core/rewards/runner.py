@@ -1,0 +1,245 @@
+"""One configured signal, ready to score: its scorer (in-process or in a worker pool), the in-run result cache,
+and the checks every result passes before it is mixed (types, spans inside the text, finite values, bounds).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import numbers
+import warnings
+from collections import OrderedDict
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from botgrpo_core.config.models import SignalConfig
+from botgrpo_core.rewards.alignment import (
+    CheckedSpans,
+    misfit_spans,
+    span_problem,
+    span_table,
+)
+from botgrpo_core.rewards.pool import WorkerPool
+from botgrpo_core.rewards.signal_metrics import (
+    scorer_metrics,
+)
+from botgrpo_core.signals import Sample, SampleError, Scorer, Span, TokenValues
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+
+    from botgrpo_core.signals.manager import RegisteredSignal
+
+
+class SignalError(RuntimeError):
+    """A signal failed on a sample and its ``on_error`` policy is ``raise``."""
+
+
+_WORKER_SCORER: Scorer | None = None  # the scorer of this worker process (set by the pool's initializer)
+
+
+def _init_worker_scorer(make_scorer: Any, params: Any) -> None:
+    global _WORKER_SCORER
+    _WORKER_SCORER = make_scorer(params)
+
+
+def _score_in_worker(sample: Sample) -> Any:
+    assert _WORKER_SCORER is not None, "worker started without a scorer"
+    results = list(_WORKER_SCORER.score([sample]))
+    if len(results) != 1:
+        raise ValueError(f"score() returned {len(results)} results for 1 sample")
+    return results[0]
+
+
+class _SignalRunner:
+    """One configured signal: its scorer (in-process or in a worker pool), params, cache and checks."""
+
+    def __init__(
+        self, config: SignalConfig, registered: RegisteredSignal, params: BaseModel, path: str
+    ) -> None:
+        self.config = config
+        self.registered = registered
+        self.spec = registered.spec
+        self.params = params
+        self.path = path
+        self.bounds = self.spec.resolve_bounds(params)
+        self._scorer: Scorer | None = None
+        self._pool: WorkerPool | None = None
+        self._cache: OrderedDict[tuple[str, str, str], Any] = OrderedDict()
+        self._cache_size = 100_000
+        self._params_key = params.model_dump_json()
+        self._metrics_warned = False
+
+    # scorer construction is lazy: heavy plugins load their models on first use
+    def _score_raw(self, samples: list[Sample]) -> list[Any]:
+        if self.config.workers > 0:
+            if self._pool is None:
+                self._pool = WorkerPool(
+                    _score_in_worker,
+                    workers=self.config.workers,
+                    timeout_s=self.config.timeout_s,
+                    memory_mb=self.config.memory_mb,
+                    initializer=_init_worker_scorer,
+                    initargs=(self.spec.make_scorer, self.params),
+                )
+            return self._pool.map(samples)
+        if self._scorer is None:
+            self._scorer = self.spec.make_scorer(self.params)
+        try:
+            results = list(self._scorer.score(samples))
+        except Exception:
+            # isolate the failing samples: score one by one
+            return [self._score_one(s) for s in samples]
+        if len(results) != len(samples):
+            message = (
+                f"signal {self.spec.name!r} (plugin {self.registered.distribution}) returned {len(results)} "
+                f"results for {len(samples)} samples; score() must return one result per sample"
+            )
+            return [SampleError(message, reason="invalid") for _ in samples]
+        return results
+
+    def _score_one(self, sample: Sample) -> Any:
+        assert self._scorer is not None
+        try:
+            results = list(self._scorer.score([sample]))
+        except Exception as exc:
+            return SampleError(f"{type(exc).__name__}: {exc}", reason="error")
+        if len(results) != 1:
+            return SampleError(f"score() returned {len(results)} results for 1 sample", reason="invalid")
+        return results[0]
+
+    def _key(self, sample: Sample) -> tuple[str, str, str]:
+        row = json.dumps(dict(sample.row), sort_keys=True, default=str)
+        return (sample.prompt, sample.completion, row)
+
+    def score(self, samples: Sequence[Sample]) -> tuple[list[Any], list[bool]]:
+        """Normalised results (a value, spans, TokenValues or SampleError) and, per sample, cache hit or not.
+
+        With caching on, identical samples are scored once, whether seen in an earlier batch or
+        repeated within this one (GRPO groups often repeat short completions).
+        """
+        results: list[Any] = [None] * len(samples)
+        cached = [False] * len(samples)
+        if not self.config.cache:
+            raw = self._score_raw(list(samples))
+            return [self._check(r, s) for r, s in zip(raw, samples)], cached
+        first_of: dict[tuple[str, str, str], int] = {}  # key -> index of its first sample in this batch
+        copies: list[tuple[int, int]] = []  # (sample index, index it copies)
+        for i, sample in enumerate(samples):
+            key = self._key(sample)
+            if key in self._cache:
+                self._cache.move_to_end(key)
+                results[i] = self._cache[key]
+                cached[i] = True
+            elif key in first_of:
+                copies.append((i, first_of[key]))
+                cached[i] = True
+            else:
+                first_of[key] = i
+        if first_of:
+            todo = list(first_of.values())
+            raw = self._score_raw([samples[i] for i in todo])
+            for key, i, result in zip(first_of, todo, raw):
+                checked = self._check(result, samples[i])
+                results[i] = checked
+                if not isinstance(checked, SampleError):
+                    self._cache[key] = checked
+                    if len(self._cache) > self._cache_size:
+                        self._cache.popitem(last=False)
+        for i, source in copies:
+            results[i] = results[source]
+        return results, cached
+
+    def _check(self, result: Any, sample: Sample) -> Any:
+        """Validate a result against the signal's kind and bounds; a bad one becomes a SampleError."""
+        if isinstance(result, SampleError):
+            return result
+        if isinstance(result, BaseException):
+            return SampleError(f"{type(result).__name__}: {result}", reason="error")
+        low, high = self.bounds
+        tolerance = 1e-6 * max(1.0, abs(low), abs(high))
+        name = self.spec.name
+        if self.spec.kind == "global":
+            if isinstance(result, bool) or not isinstance(result, numbers.Real):
+                if hasattr(result, "item") and getattr(result, "numel", lambda: 1)() == 1:
+                    result = result.item()
+                else:
+                    return SampleError(
+                        f"{name}: a global signal must return a number, got {type(result).__name__}",
+                        "invalid",
+                    )
+            value = float(result)
+            if math.isnan(value):
+                return SampleError(f"{name}: returned NaN", reason="nan")
+            if not (low - tolerance <= value <= high + tolerance):
+                return SampleError(
+                    f"{name}: value {value} is outside the declared bounds {self.bounds}", "invalid"
+                )
+            return value
+        if isinstance(result, TokenValues):
+            values = list(result.values)
+            if len(values) != len(sample.offsets):
+                return SampleError(
+                    f"{name}: {len(values)} token values for {len(sample.offsets)} tokens", reason="invalid"
+                )
+            for v in values:
+                if not (low - tolerance <= float(v) <= high + tolerance):  # NaN fails this too
+                    return SampleError(
+                        f"{name}: token value {v} outside the declared bounds {self.bounds}", "invalid"
+                    )
+            return result
+        if isinstance(result, (list, tuple)):
+            spans = list(result)
+            if not all(isinstance(span, Span) for span in spans):
+                other = next(span for span in spans if not isinstance(span, Span))
+                return SampleError(
+                    f"{name}: a local signal returns Span objects, got {type(other).__name__}", "invalid"
+                )
+            n = len(sample.completion)
+            try:
+                table = span_table(spans)  # (S, 3): start, end, value, checked with array ops
+            except (TypeError, ValueError):  # a field that is not a number
+                span = next((sp for sp in spans if span_problem(sp, n)), spans[0])
+            else:
+                value = table[:, 2]
+                bad = misfit_spans(table, n) | ~((low - tolerance <= value) & (value <= high + tolerance))
+                if not bad.any():
+                    return CheckedSpans(spans, table)
+                span = spans[int(np.argmax(bad))]
+            problem = (
+                span_problem(span, n) or f"span value {span.value} outside the declared bounds {self.bounds}"
+            )
+            return SampleError(f"{name}: {problem}", reason="nan" if "non-finite" in problem else "invalid")
+        return SampleError(f"{name}: unsupported result type {type(result).__name__}", reason="invalid")
+
+    def scorer_metrics(self) -> dict[str, float]:
+        """The scorer's own ``metrics()`` as ``signals/<name>/<key>`` (in-process scorers; see
+        :func:`~botgrpo_core.rewards.signal_metrics.scorer_metrics`). One that raises costs its metrics
+        only, with one warning: a scorer's bookkeeping must not break the batch."""
+        report = getattr(self._scorer, "metrics", None)
+        if not callable(report):
+            return {}
+        try:
+            return scorer_metrics(self.spec.name, dict(report()))
+        except Exception as exc:
+            if not self._metrics_warned:
+                self._metrics_warned = True
+                warnings.warn(
+                    f"signal {self.spec.name!r} (plugin {self.registered.distribution}): metrics() raised "
+                    f"{type(exc).__name__}: {exc}; its metrics are left out of the logs",
+                    RuntimeWarning,
+                    stacklevel=2,
+                )
+            return {}
+
+    def close(self) -> None:
+        """Stop the worker pool and let the scorer release what it holds (``close()`` is optional)."""
+        if self._pool is not None:
+            self._pool.close()
+            self._pool = None
+        closer = getattr(self._scorer, "close", None)
+        if callable(closer):
+            closer()
+        self._scorer = None
