@@ -44,6 +44,7 @@ class _QuietHTTPServer(ThreadingHTTPServer):
     """A client that gave up (its timeout) closes the socket under a handler: not worth a traceback."""
 
     daemon_threads = True
+    judge: JudgeServer
     request_queue_size = 128  # the default 5 drops SYNs under a client's 16 parallel connects (1 s retries)
 
     def handle_error(self, request: Any, client_address: Any) -> None:
@@ -87,7 +88,8 @@ class JudgeServer:
         self._tok_lock = threading.Lock()  # HF fast tokenizers are not safe to share across threads
         self._texts: dict[int, str] = {}
         self._batcher = Batcher(model, tokenizer, max_batch)
-        self._httpd = _QuietHTTPServer((host, port), _make_handler(self))
+        self._httpd = _QuietHTTPServer((host, port), _Handler)
+        self._httpd.judge = self
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(target=self._httpd.serve_forever, name="judge-server", daemon=True)
 
@@ -224,96 +226,100 @@ class JudgeServer:
         }
 
 
-def _make_handler(server: JudgeServer) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"  # keep-alive, as clients expect
+class _Handler(BaseHTTPRequestHandler):
+    """One request to a :class:`JudgeServer`, reached as ``self.judge`` (set on the HTTP server)."""
 
-        def setup(self) -> None:
-            super().setup()
-            # headers and body go out in two writes: without this, Nagle + delayed ACK add ~40 ms per answer
-            self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    protocol_version = "HTTP/1.1"  # keep-alive, as clients expect
+    server: _QuietHTTPServer
 
-        def log_message(self, format: str, *args: Any) -> None:  # quiet: tests and benchmarks
+    @property
+    def judge(self) -> JudgeServer:
+        return self.server.judge
+
+    def setup(self) -> None:
+        super().setup()
+        # headers and body go out in two writes: without this, Nagle + delayed ACK add ~40 ms per answer
+        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+    def log_message(self, format: str, *args: Any) -> None:  # quiet: tests and benchmarks
+        return
+
+    def _send(self, status: int, payload: bytes, headers: dict[str, str] | None = None) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(payload)))
+        for key, value in (headers or {}).items():
+            self.send_header(key, value)
+        self.end_headers()
+        self.wfile.write(payload)
+
+    def _json(self, status: int, obj: Any, headers: dict[str, str] | None = None) -> None:
+        self._send(status, json.dumps(obj).encode(), headers)
+
+    def do_GET(self) -> None:
+        if self.path.rstrip("/") == "/v1/models":
+            self._json(200, {"object": "list", "data": [{"id": self.judge.model_name, "object": "model"}]})
+        else:
+            self._json(404, {"error": {"message": f"no route {self.path}"}})
+
+    def do_POST(self) -> None:
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length)
+        with self.judge._lock:
+            self.judge.counts["requests"] += 1
+            self.judge.in_flight += 1
+            self.judge.max_in_flight = max(self.judge.max_in_flight, self.judge.in_flight)
+        try:
+            self._post(raw)
+        finally:
+            with self.judge._lock:
+                self.judge.in_flight -= 1
+
+    def _post(self, raw: bytes) -> None:
+        if not self.judge.authorized(self.headers.get("Authorization")):
+            self._json(401, {"error": {"message": "invalid or missing API key"}})
             return
-
-        def _send(self, status: int, payload: bytes, headers: dict[str, str] | None = None) -> None:
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(payload)))
-            for key, value in (headers or {}).items():
-                self.send_header(key, value)
-            self.end_headers()
-            self.wfile.write(payload)
-
-        def _json(self, status: int, obj: Any, headers: dict[str, str] | None = None) -> None:
-            self._send(status, json.dumps(obj).encode(), headers)
-
-        def do_GET(self) -> None:
-            if self.path.rstrip("/") == "/v1/models":
-                self._json(200, {"object": "list", "data": [{"id": server.model_name, "object": "model"}]})
-            else:
-                self._json(404, {"error": {"message": f"no route {self.path}"}})
-
-        def do_POST(self) -> None:
-            length = int(self.headers.get("Content-Length") or 0)
-            raw = self.rfile.read(length)
-            with server._lock:
-                server.counts["requests"] += 1
-                server.in_flight += 1
-                server.max_in_flight = max(server.max_in_flight, server.in_flight)
-            try:
-                self._post(raw)
-            finally:
-                with server._lock:
-                    server.in_flight -= 1
-
-        def _post(self, raw: bytes) -> None:
-            if not server.authorized(self.headers.get("Authorization")):
-                self._json(401, {"error": {"message": "invalid or missing API key"}})
-                return
-            route = self.path.rstrip("/")
-            if route not in ("/v1/completions", "/v1/chat/completions"):
-                self._json(404, {"error": {"message": f"no route {self.path}"}})
-                return
-            try:
-                body = json.loads(raw)
-            except ValueError:
-                self._json(400, {"error": {"message": "request body is not JSON"}})
-                return
-            chat = route.endswith("chat/completions")
-            prompt = json.dumps(body.get("messages")) if chat else str(body.get("prompt"))
-            fault = server._take_fault(prompt)
-            if fault == "stall":
-                server.release.wait()
-                self.close_connection = True
-                return
-            if fault == "close":
-                self.close_connection = True
-                return
-            if fault == "500":
-                self._json(500, {"error": {"message": "injected server error"}})
-                return
-            if fault == "429":
-                self._json(429, {"error": {"message": "injected rate limit"}}, {"Retry-After": "0"})
-                return
-            if fault == "malformed":
-                self._send(200, b'{"choices": [{"text": "unterminated')
-                return
-            try:
-                answer = server.complete(body, chat)
-            except (KeyError, ValueError, TypeError) as exc:
-                self._json(400, {"error": {"message": f"bad request: {exc}"}})
-                return
-            except Exception as exc:
-                self._json(500, {"error": {"message": f"server error: {exc!r}"}})
-                return
-            if fault == "no_logprobs":
-                answer["choices"][0]["logprobs"] = None
-            if server.latency_s:
-                server.release.wait(server.latency_s)
-            self._json(200, answer)
-
-    return Handler
+        route = self.path.rstrip("/")
+        if route not in ("/v1/completions", "/v1/chat/completions"):
+            self._json(404, {"error": {"message": f"no route {self.path}"}})
+            return
+        try:
+            body = json.loads(raw)
+        except ValueError:
+            self._json(400, {"error": {"message": "request body is not JSON"}})
+            return
+        chat = route.endswith("chat/completions")
+        prompt = json.dumps(body.get("messages")) if chat else str(body.get("prompt"))
+        fault = self.judge._take_fault(prompt)
+        if fault == "stall":
+            self.judge.release.wait()
+            self.close_connection = True
+            return
+        if fault == "close":
+            self.close_connection = True
+            return
+        if fault == "500":
+            self._json(500, {"error": {"message": "injected server error"}})
+            return
+        if fault == "429":
+            self._json(429, {"error": {"message": "injected rate limit"}}, {"Retry-After": "0"})
+            return
+        if fault == "malformed":
+            self._send(200, b'{"choices": [{"text": "unterminated')
+            return
+        try:
+            answer = self.judge.complete(body, chat)
+        except (KeyError, ValueError, TypeError) as exc:
+            self._json(400, {"error": {"message": f"bad request: {exc}"}})
+            return
+        except Exception as exc:
+            self._json(500, {"error": {"message": f"server error: {exc!r}"}})
+            return
+        if fault == "no_logprobs":
+            answer["choices"][0]["logprobs"] = None
+        if self.judge.latency_s:
+            self.judge.release.wait(self.judge.latency_s)
+        self._json(200, answer)
 
 
 @contextmanager
