@@ -16,7 +16,7 @@ from botgrpo_jsx.extract import CodeView, extract_code
 from botgrpo_jsx.params import CommonParams, RulesParams, SyntaxParams
 from botgrpo_jsx.rules import RULES, ExportRequirement, check_rules, export_requirement_from_prompt
 from botgrpo_jsx.spans import Mark, disjoint
-from botgrpo_jsx.syntax import syntax_errors, valid_prefix
+from botgrpo_jsx.syntax import located_cause, syntax_errors, valid_prefix
 from botgrpo_jsx.treesitter import Parsed, ParseTimeout, parse
 
 
@@ -52,6 +52,9 @@ def syntax_spans(completion: str, params: SyntaxParams) -> list[Span] | SampleEr
     if isinstance(parsed, SampleError):
         return parsed
     errors = syntax_errors(parsed, params.max_errors)
+    if errors:
+        cause = located_cause(parsed, params.parse_timeout_s)
+        errors = [cause] if cause is not None else errors
     marks = [
         Mark(view.to_completion(e.start), view.to_completion(e.end), params.error_value, e.meta)
         for e in errors
@@ -119,7 +122,9 @@ def rule_spans(
         return parsed
     weights = params.weights.model_dump()
     enabled = frozenset(rule for rule in RULES if weights[rule] > 0)
-    violations = check_rules(parsed, enabled, export_requirement(params, prompt, row))
+    # A syntax error that one bracket explains is jsx.syntax's to report; the tags are not wrong.
+    bracket_error = parsed.root.has_error and located_cause(parsed, params.parse_timeout_s) is not None
+    violations = check_rules(parsed, enabled, export_requirement(params, prompt, row), bracket_error)
     marks = [
         Mark(
             view.to_completion(v.start),

@@ -16,8 +16,8 @@ Rules (names are the keys of ``RulesParams.weights``):
 - ``missing_export``: the prompt asks for an exported component and none is exported.
 
 One linear walk (:mod:`botgrpo_jsx.walk`) gathers calls, tags and exports with their context;
-declarations come from a tree-sitter query (C code). Code with a syntax error gets only
-``unclosed_tag`` inside the parts that do not parse (see :func:`check_rules`).
+declarations come from a tree-sitter query (C code). On code with a syntax error only the local
+rules run (``unclosed_tag``, ``class_attribute``; see :func:`check_rules`).
 """
 
 from __future__ import annotations
@@ -82,30 +82,33 @@ class Violation:
 
 
 def check_rules(
-    parsed: Parsed, enabled: frozenset[str], require_export: ExportRequirement | None = None
+    parsed: Parsed,
+    enabled: frozenset[str],
+    require_export: ExportRequirement | None = None,
+    bracket_error: bool = False,
 ) -> list[Violation]:
     """All violations of the ``enabled`` rules in one parse, in source order.
 
-    Code that does not parse only gets ``unclosed_tag``: the other rules stay silent inside the
-    top-level statements with a syntax error (there the tree is the parser's guess), and the
-    file-wide ones (``undefined_component``, ``missing_export``) on any file with a syntax error,
-    since a declaration or export may sit in the part that did not parse.
+    On code with a syntax error the tree after the error is the parser's guess (a deleted ``{``
+    turns a component's body into module-level statements), so the structural rules (``hooks``,
+    ``missing_key``, ``undefined_component``, ``missing_export``) stay silent; ``class_attribute``
+    still checks the statements that parse, and ``unclosed_tag`` the tags that parse, unless
+    ``bracket_error`` says the error is a missing bracket (its repair parses: no tag is wrong).
     """
     facts = walk(parsed)
     out: list[Violation] = []
-    calls = [c for c in facts.calls if not c.broken]
-    if "missing_key" in enabled:
-        out += _missing_keys(parsed, calls)
-    if "hooks" in enabled:
-        out += _hooks(parsed, calls)
-    elements = [e for e, broken in facts.elements if not broken]
     parses = not parsed.root.has_error
+    if "missing_key" in enabled and parses:
+        out += _missing_keys(parsed, facts.calls)
+    if "hooks" in enabled and parses:
+        out += _hooks(parsed, facts.calls)
     if "undefined_component" in enabled and parses:
+        elements = [e for e, _ in facts.elements]
         out += _undefined_components(parsed, elements, _declared(parsed))
-    if "unclosed_tag" in enabled:
+    if "unclosed_tag" in enabled and not bracket_error:
         out += unclosed_tags(parsed, facts.tags)
     if "class_attribute" in enabled:
-        out += _class_attributes(parsed, elements)
+        out += _class_attributes(parsed, [e for e, broken in facts.elements if not broken])
     if "missing_export" in enabled and require_export is not None and parses:
         out += _missing_export(parsed, facts.exports, facts.cjs_exports, require_export)
     out.sort(key=lambda v: (v.start, v.end, v.rule))
@@ -299,12 +302,18 @@ def unclosed_tags(parsed: Parsed, tags: list[Tag]) -> list[Violation]:
     """
     out: list[Violation] = []
     stack = _TagStack()
+    broken_names = set()  # opening tags with a syntax error inside: whether they are open is a guess
     for tag in tags:
+        if tag.node.has_error:
+            broken_names.add(tag.name)
+            continue
         if not tag.closing:
             stack.push(tag)
             continue
         match = stack.match(tag)
         if match is None:
+            if tag.name in broken_names:
+                continue
             message = f"</{tag.name}> closes no open tag"
             out.append(_violation(parsed, "unclosed_tag", tag.node, message))
             continue

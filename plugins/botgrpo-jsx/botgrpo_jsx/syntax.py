@@ -16,7 +16,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from botgrpo_jsx.treesitter import Parsed, iter_error_nodes
+from botgrpo_jsx.blame import missing_bracket, token_around
+from botgrpo_jsx.treesitter import Parsed, ParseTimeout, iter_error_nodes, parse
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -91,6 +92,35 @@ def syntax_errors(parsed: Parsed, max_errors: int = 20) -> list[SyntaxError_]:
         meta = {"error": "unexpected input", "near": token, "grammar": parsed.grammar}
         errors.append(SyntaxError_(start, end, f"unexpected {token!r}", meta))
     return errors
+
+
+def located_cause(parsed: Parsed, deadline_s: float) -> SyntaxError_ | None:
+    """The missing bracket behind a parse's errors (:mod:`botgrpo_jsx.blame`), if a repair holds.
+
+    Each place the indentation allows is tried in turn: the bracket is inserted there and the code
+    parsed again. The first place whose repair parses without any error is the cause (its span: the
+    tokens either side of it); when none does, ``None`` (keep tree-sitter's own spans).
+    """
+    blame = missing_bracket(parsed)
+    if blame is None:
+        return None
+    source, insert = parsed.source, blame.text.encode()
+    for position in blame.positions:
+        repaired = (source[:position] + insert + source[position:]).decode("utf-8", "replace")
+        try:
+            fixed = parse(repaired, deadline_s, parsed.grammar)
+        except ParseTimeout:
+            return None
+        if fixed.root.has_error:
+            continue
+        lo, hi = token_around(parsed, position)
+        start, end = _trim(parsed.index.text, parsed.index.char_of_byte(lo), parsed.index.char_of_byte(hi))
+        if end <= start:
+            return None
+        at = parsed.index.char_of_byte(position)
+        meta = {"error": blame.message, "repair": blame.text, "at": at, "grammar": parsed.grammar}
+        return SyntaxError_(start, end, blame.message, meta)
+    return None
 
 
 def _missing_error(parsed: Parsed, node: Node) -> SyntaxError_:

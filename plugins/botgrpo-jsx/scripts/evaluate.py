@@ -7,7 +7,11 @@
 - detection rate per mutation kind: compiles = 0; syntax has a span; rules has a span of the rule
   the mutation should trigger (``botgrpo_jsx.mutations.EXPECTED_RULE``);
 - span coverage: among detected mutations, how often a reported span touches the mutated location;
-- mean flagged share: characters under a negative span / code length (how precise the spans are).
+- mean flagged share: characters under a negative span / code length (how precise the spans are);
+- blame on broken code (the mutants that break the syntax): whether the *first* most negative
+  ``jsx.syntax`` span lies at the cause (touches the deleted token's position or, for a dropped
+  closing tag, the orphaned opening tag), or on its line; whether the first ``unclosed_tag`` span of
+  ``jsx.rules`` does; and the rules' spurious spans (any rule other than the expected one).
 """
 
 from __future__ import annotations
@@ -110,11 +114,68 @@ def main() -> None:
             f"| {kind} {expected} | {len(s['n'])} | {det} | {pct(s['syntax_cov'])} | {pct(s['rules_cov'])} "
             f"| {pct(s['syntax_share'])} |"
         )
+    print_blame(muts, samples, results)
     print(
         "\nseconds per signal (valid + mutants):",
         {k: round(v, 1) for k, v in timing.items()},
         file=sys.stderr,
     )
+
+
+def _first_most_negative(spans: list) -> object | None:
+    negative = [s for s in spans if s.value < 0]
+    if not negative:
+        return None
+    low = min(s.value for s in negative)
+    return min((s for s in negative if s.value == low), key=lambda s: (s.start, s.end))
+
+
+def _line_of(text: str, index: int) -> int:
+    return text.count("\n", 0, index)
+
+
+def print_blame(muts: list, samples: list[Sample], results: dict) -> None:
+    """The blame table: where the first span lands on code that does not parse."""
+    stats = defaultdict(lambda: defaultdict(list))
+    for i, (kind, locations) in enumerate(muts):
+        if not BREAKS_SYNTAX[kind]:
+            continue
+        text = samples[i].completion
+        s = stats[kind]
+        syntax, rules = results["syntax"][1][i], results["rules"][1][i]
+        first = _first_most_negative(syntax) if isinstance(syntax, list) else None
+        s["at_cause"].append(first is not None and covers(first.start, first.end, locations))
+        lines = {_line_of(text, a) for a, _ in locations}
+        s["same_line"].append(
+            first is not None
+            and (covers(first.start, first.end, locations) or _line_of(text, first.start) in lines)
+        )
+        if not isinstance(rules, list):
+            continue
+        tags = [r for r in rules if "unclosed_tag" in str(r.meta)]
+        if EXPECTED_RULE[kind] == "unclosed_tag":
+            s["rules_at_cause"].append(bool(tags) and covers(tags[0].start, tags[0].end, locations))
+        spurious = [r for r in rules if EXPECTED_RULE[kind] is None or EXPECTED_RULE[kind] not in str(r.meta)]
+        s["spurious_any"].append(bool(spurious))
+        s["spurious"].append(len(spurious))
+
+    def pct(xs: list) -> str:
+        return f"{sum(xs) / len(xs):.0%}" if xs else "-"
+
+    print("\n### Blame on broken code (first most negative span)\n")
+    print(
+        "| kind | mutants | syntax at cause | syntax on the cause's line | rules' first unclosed_tag at cause "
+        "| mutants with spurious rules spans | spurious rules spans |"
+    )
+    print("| --- | --- | --- | --- | --- | --- | --- |")
+    for kind in KINDS:
+        if not BREAKS_SYNTAX[kind]:
+            continue
+        s = stats[kind]
+        print(
+            f"| {kind} | {len(s['at_cause'])} | {pct(s['at_cause'])} | {pct(s['same_line'])} "
+            f"| {pct(s['rules_at_cause'])} | {sum(s['spurious_any'])} | {sum(s['spurious'])} |"
+        )
 
 
 if __name__ == "__main__":

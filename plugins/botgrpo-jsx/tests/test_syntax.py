@@ -19,12 +19,21 @@ def test_valid_code_has_no_span() -> None:
     assert spans("```tsx\nexport const A = ({x}: {x?: number}) => <>{x ?? 0}</>;\n```") == []
 
 
-def test_end_of_input_is_blamed_on_the_unclosed_construct() -> None:
+def test_a_missing_brace_is_blamed_where_the_indentation_puts_it() -> None:
     code = "function App() {\n  if (a) {\n    return 1;\n\n  return 2;\n}\n"
     (span,) = spans(code)
-    # The missing `}` is attributed to the `{` that opened the unclosed block, not the last char.
-    assert code[span.start : span.end] == "{" and span.start == code.index("{")
-    assert span.meta["error"] == "unexpected end of input" and span.value == -1.0
+    # tree-sitter reports the end of input (and blamed the function's `{`); the `}` that is missing
+    # closes the `if`: between `return 1;` and the dedented `return 2;`, where the repair parses.
+    assert code[span.start : span.end] == ";\n\n  return" and span.meta["repair"] == "}"
+    assert span.meta["at"] == code.index("return 2") and span.value == -1.0
+    # a missing opener: the `{` after `if (a)` (the `}` at the `if`'s indentation closes nothing)
+    code = "function App() {\n  if (a)\n    return 1;\n  }\n  return 2;\n}\n"
+    (span,) = spans(code)
+    assert span.meta["repair"] == "{" and span.meta["at"] == code.index("if (a)") + len("if (a)")
+    # a missing `)` before a block: closes on its own line, before the `{`
+    code = "function App() {\n  if (check(a) {\n    return 1;\n  }\n}\n"
+    (span,) = spans(code)
+    assert span.meta["repair"] == ")" and code[span.start : span.end] == ") {"
 
 
 def test_missing_token_is_widened_to_its_neighbours() -> None:

@@ -1,0 +1,259 @@
+"""Where a missing bracket belongs: blame the cause of a syntax error, not where the parser gave up.
+
+A deleted ``}`` is reported by tree-sitter wherever its error recovery stops (often the end of the
+file, blaming an innocent outer block). But a single missing bracket leaves a trace that locates
+it: that kind's count is unbalanced, and the indentation says where each block ends. So:
+
+1. Count each bracket kind among the tokens (strings, comments, regexes and JSX text are single
+   tokens, so their brackets do not count). More openers than closers: a closer is missing.
+2. Match that kind only, forwards for a missing closer (backwards for a missing opener). A match is
+   consistent when the closer sits on the line where the opener's block ends: the opener's own
+   line, or the first later line indented no deeper than the opener's line. The first inconsistent
+   match shows the orphan (without one: the innermost bracket left unmatched).
+3. The orphan's partner goes where the indentation says (before the first token of the line that
+   ends the block, at the end of a line that opens one, ...). That place is the blamed span, and the
+   repair (insert the bracket there) is checked by parsing again: a blame whose repair does not
+   remove the errors is dropped, and tree-sitter's own spans are used instead.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from botgrpo_jsx.treesitter import Parsed, iter_error_nodes
+
+PAIRS = {"{": "}", "(": ")", "[": "]", "${": "}"}
+_CLOSERS = {"}": "{", ")": "(", "]": "["}
+_SKIP = frozenset({"comment", "html_comment"})
+_SLACK = 1
+#: Nodes taken as one token (a bracket inside is text, and no repair goes inside them).
+_ATOMIC = frozenset({"string", "regex", "jsx_text", "number"})
+
+
+#: Insertion points tried per blame (each costs one parse of the repaired code).
+MAX_CANDIDATES = 16
+
+
+@dataclass(frozen=True)
+class Blame:
+    """A missing bracket: where it may go (byte offsets, most likely first) and what it is."""
+
+    positions: tuple[int, ...]
+    text: str
+    message: str
+
+
+class _Tokens:
+    """The leaves of a tree (byte ranges and types) with their lines and indentation."""
+
+    def __init__(self, parsed: Parsed) -> None:
+        starts, ends, kinds = [], [], []
+        cursor = parsed.root.walk()
+        while True:
+            node = cursor.node
+            if node.child_count == 0 or node.type in _SKIP or node.type in _ATOMIC:
+                if node.type not in _SKIP and node.end_byte > node.start_byte and not node.is_missing:
+                    starts.append(node.start_byte)
+                    ends.append(node.end_byte)
+                    kinds.append(node.type)
+            elif cursor.goto_first_child():
+                continue
+            while not cursor.goto_next_sibling():
+                if not cursor.goto_parent():
+                    break
+            else:
+                continue
+            break
+        errors = iter_error_nodes(parsed.root, 1)
+        self.error_at: int | None = errors[0].start_byte if errors else None
+        self.starts = np.asarray(starts, dtype=np.int64)
+        self.ends = np.asarray(ends, dtype=np.int64)
+        self.kinds = kinds
+        newlines = np.flatnonzero(np.frombuffer(parsed.source, dtype=np.uint8) == 10)
+        line_starts = np.concatenate(([0], newlines + 1))
+        self.line = np.searchsorted(line_starts, self.starts, side="right") - 1
+        first = np.ones(len(starts), dtype=bool)
+        first[1:] = self.line[1:] != self.line[:-1]
+        last = np.ones(len(starts), dtype=bool)
+        last[:-1] = self.line[:-1] != self.line[1:]
+        self.first, self.last = first, last
+        firsts = np.flatnonzero(first)
+        self.lines = self.line[firsts]  # the lines that have tokens, in order
+        self.first_tok = firsts
+        self.last_tok = np.flatnonzero(last)
+        self.indents = self.starts[firsts] - line_starts[self.lines]
+        self.row = np.searchsorted(self.lines, self.line)  # token -> row of its line in `lines`
+        self.next_le = _next_no_deeper(self.indents)
+        self.prev_le = _next_no_deeper(self.indents[::-1])[::-1]
+        self.prev_le = np.where(self.prev_le >= 0, len(self.indents) - 1 - self.prev_le, -1)
+
+    def block_end(self, row: int) -> int | None:
+        """The first row after ``row`` indented no deeper (where a block opened on ``row`` ends)."""
+        nxt = int(self.next_le[row])
+        return nxt if nxt >= 0 else None
+
+    def block_head(self, row: int) -> int | None:
+        """The last row before ``row`` indented no deeper (where a block ending on ``row`` opens)."""
+        prev = int(self.prev_le[row])
+        return prev if prev >= 0 else None
+
+
+def _next_no_deeper(indents: np.ndarray) -> np.ndarray:
+    """For each row, the next row indented no deeper than it (-1 if none): one stack pass.
+
+    "No deeper" allows one extra column (``_SLACK``): a bracket deleted with the space after it
+    still counts as leaving its line at the block's indentation.
+    """
+    out = np.full(len(indents), -1, dtype=np.int64)
+    stack: list[int] = []
+    for j, indent in enumerate(indents.tolist()):
+        while stack and indents[stack[-1]] + _SLACK >= indent:
+            out[stack.pop()] = j
+        stack.append(j)
+    return out
+
+
+def missing_bracket(parsed: Parsed) -> Blame | None:
+    """The blame for one missing bracket, if the counts show one (see the module docstring)."""
+    tokens = _Tokens(parsed)
+    counts: dict[str, int] = {}
+    for kind in tokens.kinds:
+        if kind in PAIRS:
+            opener = "{" if kind == "${" else kind
+            counts[opener] = counts.get(opener, 0) + 1
+        elif kind in _CLOSERS:
+            counts[_CLOSERS[kind]] = counts.get(_CLOSERS[kind], 0) - 1
+    unbalanced = [k for k, v in counts.items() if v != 0]
+    if len(unbalanced) != 1:
+        return None  # balanced, or several kinds off: not one missing bracket
+    opener = unbalanced[0]
+    forward = counts[opener] > 0
+    place = _closer_place if forward else _opener_place
+    orphans = _orphans(tokens, opener, forward)
+    found = [b for b in (place(tokens, o, opener) for o in orphans) if b is not None]
+    if not found:
+        return None
+    positions = [p for b in found for p in b.positions]
+    # an empty pair (`f()` from `f)`) is rarely what was meant: right next to an orphan goes last
+    beside = {int(tokens.ends[o]) if forward else int(tokens.starts[o]) for o in orphans}
+    positions = [p for p in positions if p not in beside] + [p for p in positions if p in beside]
+    # then anywhere on the orphan's own line (between it and the line's end, or start)
+    for o in orphans[:2]:
+        row = int(tokens.row[o])
+        if forward:
+            positions += _row_ends(tokens, row, after=o)
+        else:
+            positions += [int(tokens.starts[k]) for k in range(o, int(tokens.first_tok[row]) - 1, -1)]
+    return _blame(positions, found[0].text, found[0].message, limit=MAX_CANDIDATES)
+
+
+def token_around(tokens_parsed: Parsed, position: int) -> tuple[int, int]:
+    """The byte range to blame for an insertion at ``position``: the tokens either side of it."""
+    source = tokens_parsed.source
+    lo = len(source[:position].rstrip())
+    hi = position + (len(source[position:]) - len(source[position:].lstrip()))
+    before = tokens_parsed.root.descendant_for_byte_range(max(lo - 1, 0), lo) if lo > 0 else None
+    after = tokens_parsed.root.descendant_for_byte_range(hi, hi + 1) if hi < len(source) else None
+    start = (
+        before.start_byte if before is not None and before.end_byte - before.start_byte < 200 else position
+    )
+    end = after.end_byte if after is not None and after.end_byte - after.start_byte < 200 else position
+    return min(start, position), max(end, position)
+
+
+def _step(tokens: _Tokens, i: int, opener: str) -> int:
+    """+1 for an opener of this kind, -1 for its closer, 0 otherwise."""
+    kind = tokens.kinds[i]
+    if kind == opener or (opener == "{" and kind == "${"):
+        return 1
+    return -1 if kind == PAIRS[opener] else 0
+
+
+def _orphans(tokens: _Tokens, opener: str, forward: bool, limit: int = 3) -> list[int]:
+    """Match one bracket kind (forwards: from openers; backwards: from closers); likely orphans.
+
+    First the brackets matched out of place (the indentation says they lost their partner), then
+    the ones left unmatched, innermost first.
+    """
+    stack: list[int] = []
+    misplaced: list[int] = []
+    sign = 1 if forward else -1
+    order = range(len(tokens.kinds)) if forward else range(len(tokens.kinds) - 1, -1, -1)
+    for i in order:
+        step = _step(tokens, i, opener) * sign
+        if step > 0:
+            stack.append(i)
+        elif step < 0 and stack:
+            j = stack.pop()
+            o, c = (j, i) if forward else (i, j)
+            ro, rc = int(tokens.row[o]), int(tokens.row[c])
+            if ro != rc and tokens.block_end(ro) != rc and len(misplaced) < limit:
+                misplaced.append(j)
+    return list(dict.fromkeys(misplaced + stack[::-1][:limit]))
+
+
+def _row_ends(tokens: _Tokens, row: int, after: int = -1) -> list[int]:
+    """Token boundaries on ``row`` from its end backwards (ends of tokens past ``after``)."""
+    first, last = int(tokens.first_tok[row]), int(tokens.last_tok[row])
+    return [int(tokens.ends[k]) for k in range(last, max(first, after + 1) - 1, -1)]
+
+
+def _blame(positions: list[int], text: str, message: str, limit: int = 8) -> Blame:
+    unique = list(dict.fromkeys(positions))[:limit]
+    return Blame(tuple(unique), text, message)
+
+
+def _closer_place(tokens: _Tokens, o: int, opener: str) -> Blame | None:
+    """Where the closer of opener token ``o`` may go, most likely first, by the indentation."""
+    closer = PAIRS[tokens.kinds[o]]
+    row = int(tokens.row[o])
+    end_row = tokens.block_end(row)
+    message = f"missing {closer!r} (the {tokens.kinds[o]!r} here is never closed)"
+    own_line = _row_ends(tokens, row, after=o)
+    if not tokens.last[o] and (end_row is None or end_row == row + 1):
+        # an opener inside its line whose next line is no deeper closes on its own line: before
+        # a last `{`, `;` or `,` (`if (x {`, `f(a;`), else at the end of the line
+        last = int(tokens.last_tok[row])
+        ordered = own_line[1:2] + own_line[:1] if tokens.kinds[last] in ("{", ";", ",") else own_line[:2]
+        return _blame([*ordered, *own_line[2:]], closer, message)
+    if end_row is None:  # the block runs to the end of the input: it closes there
+        return _blame([int(tokens.ends[-1]), *own_line], closer, message)
+    line_start = int(tokens.starts[tokens.first_tok[end_row]])
+    ends = _row_ends(tokens, end_row)
+    if tokens.last[o]:
+        # a block: its closer starts the line where the indentation comes back
+        return _blame([line_start, *reversed(ends)], closer, message)
+    late = [*ends[1:2], *ends[:1], *ends[2:], line_start]
+    if tokens.kinds[int(tokens.last_tok[row])] == "{":
+        # `function A(props: P {`: the block after it is not the bracket's; it closes before the `{`
+        return _blame([*own_line[1:2], *late, *own_line[2:]], closer, message)
+    # a call spread over lines (`useEffect(() => {` ... `}, [x]`): it closes late on that line
+    return _blame(late, closer, message)
+
+
+def _opener_place(tokens: _Tokens, c: int, opener: str) -> Blame | None:
+    """Where the opener of closer token ``c`` may go, most likely first, by the indentation."""
+    row = int(tokens.row[c])
+    message = f"missing {opener!r} (the {tokens.kinds[c]!r} here closes nothing)"
+    first = int(tokens.first_tok[row])
+    starts_before = [int(tokens.starts[k]) for k in range(c, first - 1, -1)]
+    same_line = not tokens.first[c] and (row == 0 or tokens.indents[row - 1] <= tokens.indents[row])
+    head = None if same_line else tokens.block_head(row)
+    if head is None:
+        # on the closer's line (`render element, container)`): nearest the parser's first error first
+        hint = tokens.error_at if tokens.error_at is not None else int(tokens.starts[c])
+        return _blame(sorted(starts_before, key=lambda p: abs(p - hint)), opener, message)
+    ends = _row_ends(tokens, head)
+    if tokens.first[c]:
+        # a block closed by a line-leading closer: it opens at the end of the head line
+        return _blame(ends, opener, message)
+    # a call spread over lines: its `(` follows a callee on the head line
+    first_head, last_head = int(tokens.first_tok[head]), int(tokens.last_tok[head])
+    callees = [
+        int(tokens.ends[k])
+        for k in range(first_head, last_head)
+        if tokens.kinds[k] in ("identifier", "property_identifier", ">") and tokens.kinds[k + 1] == "("
+    ]
+    return _blame([*callees, *ends], opener, message)
