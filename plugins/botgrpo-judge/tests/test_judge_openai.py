@@ -174,6 +174,7 @@ def test_backoff_bounds_and_retry_after() -> None:
         assert cap / 2 <= delay <= cap
     assert backoff_delay(0, 0.5, 8.0, rng, 3.0) == 3.0  # Retry-After honoured
     assert backoff_delay(0, 0.5, 8.0, rng, 60.0) == 8.0  # ... up to the cap
+    assert 4.0 <= backoff_delay(5000, 0.5, 8.0, rng, None) <= 8.0  # no OverflowError after many retries
     delays = {backoff_delay(3, 0.5, 8.0, rng, None) for _ in range(20)}
     assert len(delays) > 1  # jitter
 

@@ -97,7 +97,7 @@ def backoff_delay(
 
     A server's ``Retry-After`` raises the wait to that many seconds, capped at ``max_s``.
     """
-    cap = min(max_s, base_s * (2.0**attempt))
+    cap = min(max_s, base_s * (2.0 ** min(attempt, 64)))  # 2.0**1024 would overflow
     delay = cap / 2 + rng.uniform(0, cap / 2)
     if retry_after is not None and math.isfinite(retry_after) and retry_after > 0:
         delay = max(delay, min(retry_after, max_s))
