@@ -29,11 +29,11 @@ from botgrpo_core.signals import Sample, SignalSpec
 #  r2: 3 tokens, dropped (on_error nan: the signal timed out)
 #  r3: empty completion
 ROLLOUTS = torch.tensor(
-    [  # mean, mean_sq, length, valid, outcome, success | value, failed, timeout, spans, cache_hit
-        [1.0, 1.0, 2, 1, 1.0, 1, 1.0, 0, 0, 0, 1],
-        [0.5, 0.5, 4, 1, 1.0, 0, 1.0, 0, 0, 0, 1],
-        [0.0, 0.0, 3, 0, 0.0, 0, 0.0, 1, 1, 0, 0],
-        [0.0, 0.0, 0, 1, 0.0, 0, 0.0, 0, 0, 0, 0],
+    [  # mean, mean_sq, length, valid, outcome, success | value, failed, timeout, spans, cache_hit, clamped
+        [1.0, 1.0, 2, 1, 1.0, 1, 1.0, 0, 0, 0, 1, 0],
+        [0.5, 0.5, 4, 1, 1.0, 0, 1.0, 0, 0, 0, 1, 0],
+        [0.0, 0.0, 3, 0, 0.0, 0, 0.0, 1, 1, 0, 0, 0],
+        [0.0, 0.0, 0, 1, 0.0, 0, 0.0, 0, 0, 0, 0, 0],
     ],
     dtype=torch.float64,
 )
@@ -68,7 +68,7 @@ def test_batch_metrics_against_hand_computation() -> None:
         "signals/s/timeout_frac": 0.25,
         "signals/s/cache_hit_frac": 0.5,
     }
-    assert got.keys() == want.keys()  # the vocabulary; spans_per_sample is for local signals only
+    assert got.keys() == want.keys()  # the vocabulary; spans_per_sample and clamped_frac: local signals only
     for key, value in want.items():
         assert got[key] == pytest.approx(value, rel=1e-12), key
 
@@ -162,6 +162,7 @@ def test_training_logs_one_vocabulary_and_the_scorers_metrics(tmp_path, plugin_m
                 for s in ("mean", "error_frac", "timeout_frac", "cache_hit_frac")
             ),
             "signals/test_arith.steps/spans_per_sample",
+            "signals/test_arith.steps/clamped_frac",
             *(
                 f"signals/{n}/{s}"
                 for n in ("test_meter.digits", "test_meter.broken")

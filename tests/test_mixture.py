@@ -10,8 +10,8 @@ from botgrpo_core.config.models import RewardsConfig
 from botgrpo_core.rewards.mixture import RewardMixture
 from botgrpo_core.rewards.runner import SignalError
 from botgrpo_core.rewards.samples import decode_samples
-from botgrpo_core.signals import Sample, SampleError
-from botgrpo_core.signals.manager import PluginManager
+from botgrpo_core.signals import Sample, SampleError, SignalSpec, Span
+from botgrpo_core.signals.manager import PluginManager, register_signal
 from botgrpo_core.signals.testing import make_samples as fake_batch
 
 
@@ -192,7 +192,8 @@ def test_signal_table_reduces_to_the_metrics(manager) -> None:
     mix = _mixture(manager, [{"name": "test.dot"}, {"name": "test.word"}], beta=0.5)
     out = mix.score_batch(fake_batch(["a bad.", "boom", "bad bad", "x."]))
     assert out.signal_table.shape == (4, 2 * len(SIGNAL_COLUMNS)) and out.signal_table.dtype == torch.float64
-    dot, word = out.signal_table[:, :5], out.signal_table[:, 5:]
+    width = len(SIGNAL_COLUMNS)
+    dot, word = out.signal_table[:, :width], out.signal_table[:, width:]
     assert dot[:, 0].tolist() == [1.0, 0.0, 0.0, 1.0] and dot[:, 1].tolist() == [0.0, 1.0, 0.0, 0.0]
     # local: token mean of the aligned values, one token per character; spans returned per sample
     assert word[:, 0].tolist() == pytest.approx([-3 / 6, 0.0, -6 / 7, 0.0]) and word[:, 3].tolist() == [
@@ -224,3 +225,53 @@ def test_close_releases_scorers(manager) -> None:
     mix.runners[0]._scorer.close = lambda: closed.append(True)
     mix.close()
     assert closed == [True] and mix.runners[0]._scorer is None
+
+
+# ---- hostile results: bounded per-sample outcomes, never a failed batch (issue 17) ---------------------------
+class _Hostile:
+    """Returns, per completion text, a result the contract forbids or that overflows naive handling."""
+
+    def __init__(self, params):  # type: ignore[no-untyped-def]
+        pass
+
+    def score(self, samples):  # type: ignore[no-untyped-def]
+        import numpy as np
+
+        table = {"huge": 10**400, "pair": np.array([1.0, 2.0]), "one": np.array([1.0]), "ok": 0.5}
+        if any(s.completion == "exit" for s in samples):
+            raise SystemExit(3)
+        return [table[s.completion] for s in samples]
+
+
+class _Overlapping:
+    """A local signal bounded to [-1, 1] that returns 30 overlapping -1 spans over the whole text."""
+
+    def __init__(self, params):  # type: ignore[no-untyped-def]
+        pass
+
+    def score(self, samples):  # type: ignore[no-untyped-def]
+        return [[Span(0, len(s.completion), -1.0)] * 30 for s in samples]
+
+
+@pytest.mark.parametrize("on_error", ["zero", "nan"])
+def test_hostile_global_values_cost_their_sample_only(on_error: str) -> None:
+    spec = SignalSpec(name="hostile.value", kind="global", bounds=(0.0, 1.0), make_scorer=_Hostile)
+    manager = PluginManager(entry_points=[])
+    register_signal(spec, manager=manager)
+    mix = _mixture(manager, [{"name": "hostile.value", "on_error": on_error}], beta=0.0)
+    out = mix.score_batch(fake_batch(["huge", "pair", "one", "ok", "exit"]))
+    outcome = out.signals["hostile.value"]
+    assert outcome.failed == [True, True, False, False, True]  # 10**400, a size-2 array, sys.exit
+    assert out.outcome[2:4].tolist() == [1.0, 0.5]  # a one-element array is a number
+    assert "not a finite float" in str(outcome.results[0]) and "one number" in str(outcome.results[1])
+    assert "SystemExit" in str(outcome.results[4])
+
+
+def test_overlapping_spans_stay_within_the_signal_bounds() -> None:
+    spec = SignalSpec(name="hostile.spans", kind="local", bounds=(-1.0, 1.0), make_scorer=_Overlapping)
+    manager = PluginManager(entry_points=[])
+    register_signal(spec, manager=manager)
+    mix = _mixture(manager, [{"name": "hostile.spans"}], beta=1.0, alpha=0.0)
+    out = mix.score_batch(fake_batch(["abc", "de"]))
+    assert out.local.min().item() == -1.0  # 30 overlapping -1 spans would sum to -30
+    assert out.metrics["signals/hostile.spans/clamped_frac"] == 1.0

@@ -56,6 +56,8 @@ class SignalOutcome:
     reasons: Counter = field(default_factory=Counter)
     #: per sample: served by the result cache (scored earlier, or a repeat within the batch)
     cached: list[bool] = field(default_factory=list)
+    #: per sample (local signals): overlapping spans summed past the bounds on some token, clamped back
+    clamped: list[bool] = field(default_factory=list)
 
     @property
     def cache_hits(self) -> int:
@@ -63,7 +65,8 @@ class SignalOutcome:
 
     def columns(self, lengths: torch.Tensor) -> torch.Tensor:
         """This signal's ``(B, len(SIGNAL_COLUMNS))`` rows of the batch's signal table."""
-        return signal_columns(self.values, self.results, self.cached or [False] * len(self.results), lengths)
+        cached = self.cached or [False] * len(self.results)
+        return signal_columns(self.values, self.results, cached, lengths, self.clamped or None)
 
 
 @dataclass
@@ -257,4 +260,11 @@ def _score_signal(
                 row = torch.tensor([float(v) for v in r.values], dtype=torch.float32)[:T]
                 values[i, : row.numel()] += row
         values = values * mask
+        # Overlapping spans add up; a token's value stays within the signal's declared bounds all the same.
+        low, high = runner.bounds
+        clamped = ((values < low) | (values > high)).any(dim=1).tolist()
+        values = values.clamp(low, high)
+        return SignalOutcome(
+            spec.name, spec.kind, cfg.weight, results, values, failed, reasons, cached, clamped
+        )
     return SignalOutcome(spec.name, spec.kind, cfg.weight, results, values, failed, reasons, cached)

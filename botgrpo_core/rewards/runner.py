@@ -89,7 +89,7 @@ class _SignalRunner:
             self._scorer = self.spec.make_scorer(self.params)
         try:
             results = list(self._scorer.score(samples))
-        except Exception:
+        except (Exception, SystemExit):  # sys.exit() in plugin code ends the sample, not the run
             # isolate the failing samples: score one by one
             return [self._score_one(s) for s in samples]
         if len(results) != len(samples):
@@ -104,7 +104,7 @@ class _SignalRunner:
         assert self._scorer is not None
         try:
             results = list(self._scorer.score([sample]))
-        except Exception as exc:
+        except (Exception, SystemExit) as exc:
             return SampleError(f"{type(exc).__name__}: {exc}", reason="error")
         if len(results) != 1:
             return SampleError(f"score() returned {len(results)} results for 1 sample", reason="invalid")
@@ -160,59 +160,19 @@ class _SignalRunner:
             return SampleError(f"{type(result).__name__}: {result}", reason="error")
         low, high = self.bounds
         tolerance = 1e-6 * max(1.0, abs(low), abs(high))
-        name = self.spec.name
+        bounds = (low - tolerance, high + tolerance)
         if self.spec.kind == "global":
-            if isinstance(result, bool) or not isinstance(result, numbers.Real):
-                if hasattr(result, "item") and getattr(result, "numel", lambda: 1)() == 1:
-                    result = result.item()
-                else:
-                    return SampleError(
-                        f"{name}: a global signal must return a number, got {type(result).__name__}",
-                        "invalid",
-                    )
-            value = float(result)
-            if math.isnan(value):
-                return SampleError(f"{name}: returned NaN", reason="nan")
-            if not (low - tolerance <= value <= high + tolerance):
-                return SampleError(
-                    f"{name}: value {value} is outside the declared bounds {self.bounds}", "invalid"
-                )
+            problem, value = _global_value(result, bounds)
+        elif isinstance(result, TokenValues):
+            problem, value = _token_values_problem(result, sample, bounds), result
+        elif isinstance(result, (list, tuple)):
+            problem, value = _spans_problem(list(result), sample, bounds)
+        else:
+            problem, value = f"unsupported result type {type(result).__name__}", None
+        if problem is None:
             return value
-        if isinstance(result, TokenValues):
-            values = list(result.values)
-            if len(values) != len(sample.offsets):
-                return SampleError(
-                    f"{name}: {len(values)} token values for {len(sample.offsets)} tokens", reason="invalid"
-                )
-            for v in values:
-                if not (low - tolerance <= float(v) <= high + tolerance):  # NaN fails this too
-                    return SampleError(
-                        f"{name}: token value {v} outside the declared bounds {self.bounds}", "invalid"
-                    )
-            return result
-        if isinstance(result, (list, tuple)):
-            spans = list(result)
-            if not all(isinstance(span, Span) for span in spans):
-                other = next(span for span in spans if not isinstance(span, Span))
-                return SampleError(
-                    f"{name}: a local signal returns Span objects, got {type(other).__name__}", "invalid"
-                )
-            n = len(sample.completion)
-            try:
-                table = span_table(spans)  # (S, 3): start, end, value, checked with array ops
-            except (TypeError, ValueError):  # a field that is not a number
-                span = next((sp for sp in spans if span_problem(sp, n)), spans[0])
-            else:
-                value = table[:, 2]
-                bad = misfit_spans(table, n) | ~((low - tolerance <= value) & (value <= high + tolerance))
-                if not bad.any():
-                    return CheckedSpans(spans, table)
-                span = spans[int(np.argmax(bad))]
-            problem = (
-                span_problem(span, n) or f"span value {span.value} outside the declared bounds {self.bounds}"
-            )
-            return SampleError(f"{name}: {problem}", reason="nan" if "non-finite" in problem else "invalid")
-        return SampleError(f"{name}: unsupported result type {type(result).__name__}", reason="invalid")
+        reason = "nan" if "NaN" in problem or "non-finite" in problem else "invalid"
+        return SampleError(f"{self.spec.name}: {problem} (declared bounds {self.bounds})", reason=reason)
 
     def scorer_metrics(self) -> dict[str, float]:
         """The scorer's own ``metrics()`` as ``signals/<name>/<key>`` (in-process scorers; see
@@ -243,3 +203,59 @@ class _SignalRunner:
         if callable(closer):
             closer()
         self._scorer = None
+
+
+# ---- result checks: (problem or None, the checked value) ------------------------------------------------------
+def _global_value(result: Any, bounds: tuple[float, float]) -> tuple[str | None, float | None]:
+    """A global result as a finite float within ``bounds`` (a one-element tensor or array counts)."""
+    if isinstance(result, bool) or not isinstance(result, numbers.Real):
+        size = getattr(result, "size", None)
+        size = size() if callable(size) else size  # torch: .size() is a shape; numpy: .size is a count
+        count = getattr(result, "numel", lambda: size if isinstance(size, int) else None)()
+        if not hasattr(result, "item") or count != 1:
+            return f"a global signal must return one number, got {type(result).__name__}", None
+        result = result.item()
+    try:
+        value = float(result)
+    except (OverflowError, TypeError, ValueError):  # 10**400, or an .item() that is not a number
+        return f"value {str(result)[:40]} is not a finite float", None
+    if math.isnan(value):
+        return "returned NaN", None
+    if not bounds[0] <= value <= bounds[1]:  # inf fails this too
+        return f"value {value} is outside the declared bounds", None
+    return None, value
+
+
+def _token_values_problem(result: TokenValues, sample: Sample, bounds: tuple[float, float]) -> str | None:
+    values = list(result.values)
+    if len(values) != len(sample.offsets):
+        return f"{len(values)} token values for {len(sample.offsets)} tokens"
+    for v in values:
+        try:
+            ok = bounds[0] <= float(v) <= bounds[1]  # NaN fails this too
+        except (OverflowError, TypeError, ValueError):
+            ok = False
+        if not ok:
+            return f"token value {str(v)[:40]} is not a finite number within the declared bounds"
+    return None
+
+
+def _spans_problem(
+    spans: list[Any], sample: Sample, bounds: tuple[float, float]
+) -> tuple[str | None, CheckedSpans | None]:
+    """Spans inside the completion with values within ``bounds``, checked with array ops (one ``(S, 3)`` table)."""
+    other = next((span for span in spans if not isinstance(span, Span)), None)
+    if other is not None:
+        return f"a local signal returns Span objects, got {type(other).__name__}", None
+    n = len(sample.completion)
+    try:
+        table = span_table(spans)  # (S, 3): start, end, value
+    except (TypeError, ValueError):  # a field that is not a number
+        span = next((sp for sp in spans if span_problem(sp, n)), spans[0])
+    else:
+        value = table[:, 2]
+        bad = misfit_spans(table, n) | ~((bounds[0] <= value) & (value <= bounds[1]))
+        if not bad.any():
+            return None, CheckedSpans(spans, table)
+        span = spans[int(np.argmax(bad))]
+    return span_problem(span, n) or f"span value {span.value} outside the declared bounds", None

@@ -19,14 +19,20 @@ if TYPE_CHECKING:
     import torch
 
 #: Per rollout and signal (signals in config order): the signal's value (for a local signal the token mean
-#: of its aligned values; 0 where failed), failed (0/1), timed out (0/1), spans returned, served by the cache (0/1).
-SIGNAL_COLUMNS = ("value", "failed", "timeout", "spans", "cache_hit")
-#: What :func:`mixture_metrics` logs per signal as ``signals/<name>/<stat>`` (``spans_per_sample``: local only).
-SIGNAL_STATS = ("mean", "error_frac", "timeout_frac", "cache_hit_frac", "spans_per_sample")
+#: of its aligned values; 0 where failed), failed (0/1), timed out (0/1), spans returned, served by the cache
+#: (0/1), clamped (0/1: overlapping spans summed past the signal's bounds on some token, clamped back).
+SIGNAL_COLUMNS = ("value", "failed", "timeout", "spans", "cache_hit", "clamped")
+#: What :func:`mixture_metrics` logs per signal as ``signals/<name>/<stat>`` (the last two: local only).
+SIGNAL_STATS = ("mean", "error_frac", "timeout_frac", "cache_hit_frac", "spans_per_sample", "clamped_frac")
+_LOCAL_ONLY = ("spans_per_sample", "clamped_frac")
 
 
 def signal_columns(
-    values: torch.Tensor, results: Sequence[Any], cached: Sequence[bool], lengths: torch.Tensor
+    values: torch.Tensor,
+    results: Sequence[Any],
+    cached: Sequence[bool],
+    lengths: torch.Tensor,
+    clamped: Sequence[bool] | None = None,
 ) -> torch.Tensor:
     """One signal's ``(B, len(SIGNAL_COLUMNS))`` float64 rows.
 
@@ -34,6 +40,7 @@ def signal_columns(
     :param results: the checked results (a :class:`SampleError` where the sample failed).
     :param cached: per sample, whether the result cache served it.
     :param lengths: ``(B,)`` completion tokens per rollout.
+    :param clamped: per sample, whether its aligned values were clamped into the bounds (local signals).
     """
     import torch
 
@@ -42,7 +49,8 @@ def signal_columns(
     failed = [isinstance(r, SampleError) for r in results]
     timeout = [isinstance(r, SampleError) and r.reason == "timeout" for r in results]
     spans = [len(r) if isinstance(r, list) else 0 for r in results]
-    flags = torch.tensor([failed, timeout, spans, list(cached)], dtype=torch.float64).reshape(4, -1)  # (4, B)
+    clamped = list(clamped) if clamped is not None else [False] * len(results)
+    flags = torch.tensor([failed, timeout, spans, list(cached), clamped], dtype=torch.float64).reshape(5, -1)
     return torch.cat([value[:, None], flags.T], dim=1)
 
 
@@ -57,8 +65,8 @@ def mixture_metrics(
     :param kinds: ``{signal name: "global" | "local"}`` in config order (``RewardMixture.signal_kinds()``).
     :returns: ``reward/valid_frac``, ``reward/outcome_mean`` (over valid rollouts) and, per signal,
         ``signals/<name>/<stat>`` for :data:`SIGNAL_STATS`: the mean value over the samples it did not
-        fail on; the shares of the ``N`` samples that failed, timed out and came from the cache; the
-        spans returned per sample (local signals).
+        fail on; the shares of the ``N`` samples that failed, timed out and came from the cache; for local
+        signals the spans returned per sample and the share whose overlapping spans were clamped.
     """
     ok = valid > 0
     n = max(int(valid.shape[0]), 1)
@@ -69,14 +77,14 @@ def mixture_metrics(
     width = len(SIGNAL_COLUMNS)
     for k, (name, kind) in enumerate(kinds.items()):
         block = signal_table[:, width * k : width * (k + 1)].double()
-        value, failed, timeout, spans, cached = block.unbind(1)
-        # in SIGNAL_STATS order: mean, error_frac, timeout_frac, cache_hit_frac, spans_per_sample
+        value, failed, timeout, spans, cached, clamped = block.unbind(1)
+        # in SIGNAL_STATS order: mean, error_frac, timeout_frac, cache_hit_frac, spans_per_sample, clamped_frac
         stats = (
             _mean_where(value, failed == 0),
-            *(float(c.sum()) / n for c in (failed, timeout, cached, spans)),
+            *(float(c.sum()) / n for c in (failed, timeout, cached, spans, clamped)),
         )
         for stat, v in zip(SIGNAL_STATS, stats, strict=True):
-            if stat != "spans_per_sample" or kind == "local":
+            if stat not in _LOCAL_ONLY or kind == "local":
                 out[f"signals/{name}/{stat}"] = v
     return out
 
