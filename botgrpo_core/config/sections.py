@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 
 class _Section(BaseModel):
@@ -104,9 +104,22 @@ class TrainingConfig(_Section):
     max_grad_norm: float = Field(1.0, gt=0, description="gradient clipping norm")
     prompts_per_step: int = Field(8, gt=0, description="prompts per optimizer step (all processes together)")
     group_size: int = Field(8, ge=2, description="rollouts per prompt (G)")
-    gradient_accumulation_steps: int = Field(
-        1, ge=1, description="split each step's rollouts into this many backward passes (memory)"
+    gradient_accumulation_steps: int | Literal["auto"] = Field(
+        1,
+        description="split each process's rollouts into this many backward passes (memory); 'auto': the "
+        "fewest that keep each pass at most micro_batch_size rollouts, for any number of processes",
     )
+    micro_batch_size: int = Field(
+        8, gt=0, description="with gradient_accumulation_steps: auto, the most rollouts in one backward pass"
+    )
+
+    @field_validator("gradient_accumulation_steps")
+    @classmethod
+    def _passes(cls, value: int | str) -> int | str:
+        if isinstance(value, int) and value < 1:
+            raise ValueError("must be at least 1, or 'auto' (derived from the number of processes)")
+        return value
+
     num_iterations: int = Field(
         1, ge=1, description="optimizer passes over each generated batch (PPO epochs)"
     )

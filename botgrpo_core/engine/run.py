@@ -47,8 +47,8 @@ from botgrpo_core.engine.outputs import (
     prepare_output_dir,
 )
 from botgrpo_core.engine.report import _summary, format_report, write_plots
-from botgrpo_core.engine.setup import TrainingSetupError, build_mixture, resolve_preset
-from botgrpo_core.engine.trl_args import grpo_args, sharded_parameters
+from botgrpo_core.engine.setup import build_mixture, resolve_preset
+from botgrpo_core.engine.trl_args import grpo_args
 
 
 # ------------------------------------------------------------------------------------------------
@@ -318,12 +318,6 @@ def _checked_setup(config: RunConfig, log: Callable[[str], None]) -> _Setup:
         needed[f"signal {name!r}"] = fields
     check_rows(run_data.train, needed, f"data ({run_data.source})")
     check_rows(run_data.eval, needed, f"held-out data ({run_data.source})")
-    if run_data.eval and sharded_parameters():
-        raise TrainingSetupError(
-            "data.eval_size: held-out evaluation generates on the main process, which cannot work when "
-            "DeepSpeed ZeRO-3 or FSDP shards the parameters; set data.eval_size: 0 and evaluate "
-            "final_model/ after training (docs/scaling.md)"
-        )
     args = grpo_args(config, preset, Path(config.training.output_dir))
     return _Setup(preset, mixture, run_data, args)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -69,19 +70,56 @@ def grpo_args(config: RunConfig, preset: Preset, output_dir: Path) -> Any:
         raise TrainingSetupError(f"engine/training settings rejected by TRL: {exc}") from None
 
 
-def per_device_batch(config: RunConfig) -> int:
-    """Rollouts per process and micro-batch: ``prompts_per_step x group_size`` split over processes x
-    ``gradient_accumulation_steps``, which must divide evenly (the message says what to change)."""
+def per_device_batch(config: RunConfig, preset: Preset | None = None) -> tuple[int, int]:
+    """``(per_device_train_batch_size, gradient_accumulation_steps)`` for the ``WORLD_SIZE`` processes.
+
+    One optimizer step uses ``R = prompts_per_step x group_size`` rollouts over ``P`` processes, each
+    running ``K`` backward passes of ``R / (P x K)`` rollouts (docs/scaling.md, "Batch arithmetic").
+    ``gradient_accumulation_steps: auto`` takes the fewest ``K`` that keep a pass at most
+    ``micro_batch_size`` rollouts. Every split that cannot work is an error naming the values that do.
+    """
+    t, processes = config.training, world_size()
+    rollouts = t.prompts_per_step * t.group_size
+    whole_groups = preset is not None and preset.dynamic_sampling  # DAPO keeps each group on one process
+    if rollouts % processes or (whole_groups and t.prompts_per_step % processes):
+        raise TrainingSetupError(_processes_message(config, processes, whole_groups))
+    share = rollouts // processes  # rollouts per process and step
+    if t.gradient_accumulation_steps == "auto":
+        passes = next(k for k in range(1, share + 1) if share % k == 0 and share // k <= t.micro_batch_size)
+    else:
+        passes = t.gradient_accumulation_steps
+    if share % passes:
+        valid = ", ".join(str(k) for k in range(1, share + 1) if share % k == 0)
+        raise TrainingSetupError(
+            f"training.gradient_accumulation_steps {passes} does not divide the {share} rollouts each of "
+            f"{processes} process(es) gets per step (training.prompts_per_step {t.prompts_per_step} x "
+            f"group_size {t.group_size}); set it to one of {valid}, or to auto "
+            "(--set training.gradient_accumulation_steps=auto)"
+        )
+    return share // passes, passes
+
+
+def _processes_message(config: RunConfig, processes: int, whole_groups: bool) -> str:
+    """Which ``training.prompts_per_step`` values split over ``processes`` (the nearest below and above)."""
     t = config.training
     rollouts = t.prompts_per_step * t.group_size
-    per_device, rest = divmod(rollouts, world_size() * t.gradient_accumulation_steps)
-    if rest or per_device == 0:
-        raise TrainingSetupError(
-            f"training.prompts_per_step x group_size = {rollouts} rollouts per step cannot be split evenly over "
-            f"{world_size()} process(es) x gradient_accumulation_steps {t.gradient_accumulation_steps}; "
-            "change prompts_per_step so that it divides"
-        )
-    return per_device
+    # prompts_per_step x group_size must be a multiple of P (of P x group_size when groups stay whole)
+    step = processes if whole_groups else processes // math.gcd(processes, t.group_size)
+    below, above = t.prompts_per_step // step * step, (t.prompts_per_step // step + 1) * step
+    nearest = f"{below} or {above}" if below else str(above)
+    closest = below if below and t.prompts_per_step - below < above - t.prompts_per_step else above
+    what = (
+        f"dynamic sampling (preset {config.algorithm.preset}) keeps whole groups on each process, so "
+        f"training.prompts_per_step {t.prompts_per_step} must be a multiple of the {processes} processes"
+        if whole_groups
+        else f"training.prompts_per_step x group_size = {t.prompts_per_step} x {t.group_size} = {rollouts} "
+        f"rollouts per step cannot be split evenly over {processes} process(es)"
+    )
+    total = t.prompts_per_step if whole_groups else rollouts
+    return (
+        f"{what}: set training.prompts_per_step to a multiple of {step} (nearest: {nearest}), e.g. "
+        f"--set training.prompts_per_step={closest}, or launch a number of processes that divides {total}"
+    )
 
 
 def _use_cpu(config: RunConfig) -> bool:
@@ -102,14 +140,20 @@ def _trl_kwargs(config: RunConfig, preset: Preset, output_dir: Path) -> dict[str
     from botgrpo_core.engine.trl_algorithm import trl_algorithm_args
 
     t, e = config.training, config.engine
-    per_device = per_device_batch(config)
+    if config.data.eval_size and sharded_parameters():
+        raise TrainingSetupError(
+            "data.eval_size: held-out evaluation generates on the main process, which cannot work when "
+            "DeepSpeed ZeRO-3 or FSDP shards the parameters; set data.eval_size: 0 (--set data.eval_size=0) "
+            "and evaluate final_model/ after training (docs/scaling.md)"
+        )
+    per_device, passes = per_device_batch(config, preset)
     use_cpu = _use_cpu(config)
     if e.use_vllm and e.vllm_mode == "colocate":
         single_process_distributed_env()
     kwargs: dict[str, Any] = {
         "output_dir": str(output_dir),
         "per_device_train_batch_size": per_device,
-        "gradient_accumulation_steps": t.gradient_accumulation_steps,
+        "gradient_accumulation_steps": passes,
         "num_generations": t.group_size,
         "max_completion_length": t.max_new_tokens,
         "temperature": t.temperature,
