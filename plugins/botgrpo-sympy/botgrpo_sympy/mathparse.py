@@ -38,7 +38,8 @@ def parse_value(text: str, limits: Limits, *, latex: bool = False, euler: bool =
 
     if len(text) > limits.max_chars:
         raise LimitExceeded("length")
-    text = numberformat.degrees(numberformat.normalize(text), latex=bool(_LATEXISH.search(text))).strip()
+    # Number formats: the plain tokenizer normalizes them itself; the LaTeX path below does it here.
+    text = numberformat.degrees(text, latex=bool(_LATEXISH.search(text))).strip()
     if not text:
         raise Unsupported("empty expression")
     error: Exception | None = None
@@ -54,7 +55,7 @@ def parse_value(text: str, limits: Limits, *, latex: bool = False, euler: bool =
     from botgrpo_sympy.latexmath import parse_latex
 
     try:
-        value = parse_latex(text, limits)
+        value = parse_latex(numberformat.normalize(text), limits)
     except Unsupported:
         if error is not None:
             raise error from None

@@ -18,7 +18,6 @@ from __future__ import annotations
 import random
 import re
 import zlib
-from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
@@ -26,15 +25,17 @@ import mpmath
 import sympy
 
 from botgrpo_sympy import claimtext
-from botgrpo_sympy.equality import Outcome, Verdict, equal, expandable, free_symbols, implied
+from botgrpo_sympy.answerline import answer_verdict
+from botgrpo_sympy.claimstate import Side, StepState, assignment, join_branches, short, show, to_expr
+from botgrpo_sympy.comparisons import compare, looks_like_rewrite, rounded
+from botgrpo_sympy.equality import Outcome, Verdict, equal, free_symbols, implied
 from botgrpo_sympy.limits import CHECK_FAILURES, LimitExceeded, Undefined, Unsupported
 from botgrpo_sympy.mathparse import parse_value
-from botgrpo_sympy.numberformat import numbers_in, percent_label
-from botgrpo_sympy.numeval import Evaluator, Value, mpf_to_fraction, same, show_fraction
+from botgrpo_sympy.numberformat import percent_label
+from botgrpo_sympy.numeval import Evaluator, Value
 from botgrpo_sympy.params import StepsParams
 from botgrpo_sympy.segments import Claim, Piece, extract_answer, find_claims, split_steps
 
-_DECIMAL = re.compile(r"^\s*-?\d*\.(\d+)\s*$")
 _UNKNOWN_PARSE = (Unsupported, LimitExceeded, Undefined)
 _ORDER = ("<", ">", "<=", ">=")
 #: Failures inside one claim's check (sympy/mpmath internals): that claim scores 0, the rest goes on.
@@ -45,38 +46,6 @@ _SIMPLE_STEP = re.compile(r"(\d{1,15})([-+*])(\d{1,15})=(-?\d{1,16})\Z")
 _SIMPLE_ANSWER = re.compile(r"A:[ \t]*(-?\d{1,16})\Z")
 #: Per-process cache: prompt -> (premises, known symbols).
 _PROMPTS: dict[Any, tuple[list[Any], set[sympy.Symbol]]] = {}
-
-
-@dataclass
-class _Side:
-    text: str
-    value: Any = None
-    error: str | None = None
-
-
-@dataclass
-class StepState:
-    """What earlier steps established, carried forward through the completion."""
-
-    premises: list[Any] = field(default_factory=list)  # f with f = 0, from the prompt
-    known: set[sympy.Symbol] = field(default_factory=set)  # symbols seen so far
-    env: dict[sympy.Symbol, Value] = field(default_factory=dict)  # values carried (x = 3)
-    prev_eq: Any = None  # the last equation with variables, as f (f = 0)
-    recent_eqs: list[Any] = field(default_factory=list)  # all equations of the last step that had any
-    step_eqs: list[Any] = field(default_factory=list)  # equations of the current step
-    last_side: _Side | None = None  # the last side of the last chain (for continuations)
-    last_value: Value | None = None  # its numeric value, if any
-    seen: list[Value] = field(default_factory=list)  # numeric values of every side so far
-
-
-def _to_expr(v: Any) -> Any:
-    return sympy.Rational(v.numerator, v.denominator) if isinstance(v, Fraction) else v
-
-
-def _to_fraction(v: Value) -> Fraction:
-    if isinstance(v, Fraction):
-        return v
-    return mpf_to_fraction(v.real)
 
 
 class StepChecker:
@@ -95,14 +64,14 @@ class StepChecker:
         self._read_prompt(prompt)
 
     # -- parsing ----------------------------------------------------------------------------------------------
-    def _parse(self, piece: Piece, latex: bool) -> _Side:
+    def _parse(self, piece: Piece, latex: bool) -> Side:
         text = piece.text
         if claimtext.applies_function(text, self.functions):
-            return _Side(text, error="function notation")
+            return Side(text, error="function notation")
         try:
-            return _Side(text, value=parse_value(text, self.limits, latex=latex))
+            return Side(text, value=parse_value(text, self.limits, latex=latex))
         except _UNKNOWN_PARSE as exc:
-            return _Side(text, error=str(exc) or exc.__class__.__name__)
+            return Side(text, error=str(exc) or exc.__class__.__name__)
 
     def _numeric(self, value: Any) -> Value | None:
         """Value of an expression using the carried values, or None."""
@@ -144,7 +113,7 @@ class StepChecker:
                     continue
                 known |= free_symbols(a.value, b.value)
                 if rel == "=" and free_symbols(a.value, b.value):
-                    premises.append(_to_expr(a.value) - _to_expr(b.value))
+                    premises.append(to_expr(a.value) - to_expr(b.value))
         return premises, known
 
     # -- claims -----------------------------------------------------------------------------------------------
@@ -190,7 +159,7 @@ class StepChecker:
         st = self.state
         left, right = m.group(1) + op + m.group(3), m.group(4)
         st.seen += [Fraction(value), Fraction(c)]
-        st.last_side = _Side(right, value=Fraction(c))
+        st.last_side = Side(right, value=Fraction(c))
         st.last_value = Fraction(c)
         ok = value == c
         reason = "arithmetic" if ok else f"{value} != {c}"
@@ -212,11 +181,11 @@ class StepChecker:
             try:
                 results += self._check_claim(claim, at_start, claimtext.is_case_lead(lead))
             except _CLAIM_FAILURES as exc:  # a bug or an overflow deep in a library: this claim is 0
-                text = _short(" ".join(s.text for s in claim.sides))
+                text = short(" ".join(s.text for s in claim.sides))
                 results.append({"claim": text, "verdict": 0, "reason": f"not checked: {type(exc).__name__}"})
         if self.state.step_eqs:
             self.state.recent_eqs, self.state.step_eqs = self.state.step_eqs, []
-        _join_branches(results)
+        join_branches(results)
         return results
 
     @staticmethod
@@ -235,42 +204,12 @@ class StepChecker:
         try:
             value = parse_value(text, self.limits)
         except _UNKNOWN_PARSE as exc:
-            return {"claim": _short(f"answer {text}"), "verdict": 0, "reason": f"answer not parsed: {exc}"}
+            return {"claim": short(f"answer {text}"), "verdict": 0, "reason": f"answer not parsed: {exc}"}
         return self._answer_result(text, value)
 
-    def _written_above(self, value: Value) -> bool:
-        """Is ``value`` a number written anywhere above the current step, or in the prompt?
-
-        An answer can come from prose or from a claim that was not read ("so 5 boxes"): only a
-        number that appears nowhere is refuted.
-        """
-        if not isinstance(value, Fraction):
-            return False
-        above = self.completion[: self._step_start] + "\n" + self.prompt[-4 * self.params.max_step_chars :]
-        return value in numbers_in(above) or value * 100 in numbers_in(above)
-
     def _answer_result(self, text: str, value: Any) -> dict[str, Any]:
-        claim = _short(f"answer {text}")
-        last = self.state.last_value
-        if last is None:
-            return {"claim": claim, "verdict": 0, "reason": "no earlier result to compare with"}
-        got = self._numeric(value)
-        if got is None:
-            return {"claim": claim, "verdict": 0, "reason": "answer is not a number"}
-        if same(got, last):
-            return {"claim": claim, "verdict": 1, "reason": "matches the last result"}
-        if any(same(got, v) for v in self.state.seen) or self._written_above(got):
-            # An earlier value, not the last one: maybe the question asked for it. Not refuted.
-            return {
-                "claim": claim,
-                "verdict": 0,
-                "reason": f"an earlier value, not the last result {_show(last)}",
-            }
-        return {
-            "claim": claim,
-            "verdict": -1,
-            "reason": f"appears nowhere above; the last result is {_show(last)}",
-        }
+        above = self.completion[: self._step_start] + "\n" + self.prompt[-4 * self.params.max_step_chars :]
+        return answer_verdict(text, self._numeric(value), self.state, above)
 
     def _check_claim(self, claim: Claim, at_step_start: bool, case: bool = False) -> list[dict[str, Any]]:
         st = self.state
@@ -305,7 +244,7 @@ class StepChecker:
             a, b, rel = sides[i], sides[i + 1], relations[i]
             if not a.text or not b.text:
                 continue  # "17+5-8 =" (nothing to compare)
-            text = _short(f"{a.text} {rel} {b.text}")
+            text = short(f"{a.text} {rel} {b.text}")
             if a.error or b.error:
                 outcome = Outcome(Verdict.UNKNOWN, f"not parsed: {a.error or b.error}")
             else:
@@ -334,7 +273,7 @@ class StepChecker:
                     st.env[defined] = value
         return results
 
-    def _without_units(self, sides: list[_Side], latex: bool) -> list[_Side]:
+    def _without_units(self, sides: list[Side], latex: bool) -> list[Side]:
         """``3*19 = 57L``: a unit letter on some sides only (the others are numbers) is dropped."""
         known = {str(s) for s in self.state.known}
         stripped = [claimtext.without_unit(s.text, known) if s.value is not None else None for s in sides]
@@ -350,10 +289,10 @@ class StepChecker:
                     value = parse_value(found[0], self.limits, latex=latex)
                 except _UNKNOWN_PARSE:
                     return sides
-            out.append(_Side(side.text, value=value))
+            out.append(Side(side.text, value=value))
         return out
 
-    def _start_case(self, sides: list[_Side], relations: list[str]) -> list[dict[str, Any]] | None:
+    def _start_case(self, sides: list[Side], relations: list[str]) -> list[dict[str, Any]] | None:
         """``If $x = -3$`` / ``plug in $n = 2$`` binds a new value (no verdict); a condition on a
         variable (``if $x > 1$``) starts a case: earlier values and equations of it are dropped."""
         st = self.state
@@ -364,7 +303,7 @@ class StepChecker:
                 st.env[head], st.known = value, st.known | {head}
                 st.seen.append(value)
                 shown = f"{sides[0].text} = {sides[1].text}"
-                return [{"claim": _short(shown), "verdict": 0, "reason": "a case or a substitution"}]
+                return [{"claim": short(shown), "verdict": 0, "reason": "a case or a substitution"}]
         for side in sides:
             if side.value is not None and any(r in _ORDER for r in relations):
                 for symbol in free_symbols(side.value):
@@ -380,40 +319,33 @@ class StepChecker:
         st.recent_eqs = [g for g in st.recent_eqs if symbol not in free_symbols(g)]
         st.step_eqs = [g for g in st.step_eqs if symbol not in free_symbols(g)]
 
-    def _check_link(self, a: _Side, rel: str, b: _Side, rewriting: bool) -> Outcome:
+    def _check_link(self, a: Side, rel: str, b: Side, rewriting: bool) -> Outcome:
         if rel == "=":
             return self._check_equal(a, b, rewriting)
         return self._check_order(a, rel, b)
 
-    def _rounded(self, a: _Side, b: _Side, value_a: Value | None, value_b: Value | None) -> bool:
-        """``1/3 = 0.33``: one side is a decimal literal and the other rounds or truncates to it."""
-        if not self.params.accept_rounding:
-            return False
-        for lit, other in ((b, value_a), (a, value_b)):
-            m = _DECIMAL.match(lit.text)
-            if m is None or other is None or not isinstance(lit.value, Fraction):
-                continue
-            if not isinstance(other, Fraction) and abs(other.imag) > 1e-30:
-                continue
-            k = len(m.group(1))
-            exact = _to_fraction(other)
-            scaled = exact * 10**k
-            candidates = {Fraction(round(scaled), 10**k), Fraction(int(scaled), 10**k)}
-            if lit.value in candidates:
-                return True
-        return False
+    def _rounded(self, a: Side, b: Side, value_a: Value | None, value_b: Value | None) -> bool:
+        return self.params.accept_rounding and rounded(a, b, value_a, value_b)
 
-    def _percent_label(self, a: _Side, b: _Side) -> bool:
+    def _check_order(self, a: Side, rel: str, b: Side) -> Outcome:
+        if rel in _ORDER and free_symbols(a.value, b.value):
+            return Outcome(Verdict.UNKNOWN, "a condition on a variable")
+        va, vb = self._numeric(a.value), self._numeric(b.value)
+        if va is None or vb is None:
+            return Outcome(Verdict.UNKNOWN, "inequality with unknown variables")
+        return compare(va, rel, vb, rel == "≈" and self._rounded(a, b, va, vb))
+
+    def _percent_label(self, a: Side, b: Side) -> bool:
         """``60/250 * 100 = 24%``: true when a bare percent is read as a plain number."""
         for lit, other in ((b, a), (a, b)):
             label = percent_label(lit.text)
             if label is not None and isinstance(other.value, Fraction):
                 value = parse_value(label, self.limits)
-                if value == other.value or self._rounded(_Side(label, value), other, None, other.value):
+                if value == other.value or self._rounded(Side(label, value), other, None, other.value):
                     return True
         return False
 
-    def _check_equal(self, a: _Side, b: _Side, rewriting: bool) -> Outcome:
+    def _check_equal(self, a: Side, b: Side, rewriting: bool) -> Outcome:
         st, limits, rng = self.state, self.limits, self.rng
         variables = free_symbols(a.value, b.value)
         outcome = equal(a.value, b.value, limits, rng, points=self.params.points)
@@ -432,14 +364,12 @@ class StepChecker:
         identity_claim = (
             outcome.verdict is Verdict.FALSE
             and bool(free_symbols(a.value)) == bool(free_symbols(b.value)) == True  # noqa: E712
-            and (rewriting or _looks_like_rewrite(a.value, b.value))
+            and (rewriting or looks_like_rewrite(a.value, b.value))
         )
-        g = _to_expr(a.value) - _to_expr(b.value)
+        g = to_expr(a.value) - to_expr(b.value)
         if variables <= set(st.env):
             carried = {s: st.env[s] for s in variables}
-            shown = ", ".join(
-                f"{s}={_show(v)}" for s, v in sorted(carried.items(), key=lambda kv: str(kv[0]))
-            )
+            shown = ", ".join(f"{s}={show(v)}" for s, v in sorted(carried.items(), key=lambda kv: str(kv[0])))
             at_values = equal(a.value, b.value, limits, rng, fixed=carried)
             if at_values.verdict is Verdict.FALSE and self._rounded(
                 a, b, self._numeric(a.value), self._numeric(b.value)
@@ -451,15 +381,15 @@ class StepChecker:
                 if again.verdict is Verdict.TRUE:
                     self._record_equation(a, b, g)
                     return again
-            if at_values.verdict is Verdict.FALSE and _assignment(a, b) is not None:
+            if at_values.verdict is Verdict.FALSE and assignment(a, b) is not None:
                 # "x = 5" when x carried another value: a new binding (a summary, the next case), not a claim.
-                symbol, value = _assignment(a, b)
+                symbol, value = assignment(a, b)
                 st.env[symbol] = value
-                return Outcome(Verdict.UNKNOWN, f"a new value for {symbol} (it was {_show(carried[symbol])})")
+                return Outcome(Verdict.UNKNOWN, f"a new value for {symbol} (it was {show(carried[symbol])})")
             if at_values.verdict is not Verdict.UNKNOWN:
                 return Outcome(at_values.verdict, f"with {shown}: {at_values.reason}")
         systems: list[list[Any]] = []
-        env_eqs = [s - _to_expr(v) for s, v in st.env.items() if isinstance(v, Fraction)]
+        env_eqs = [s - to_expr(v) for s, v in st.env.items() if isinstance(v, Fraction)]
         if st.prev_eq is not None:
             systems.append([st.prev_eq])
         if st.premises:
@@ -479,7 +409,7 @@ class StepChecker:
             self._record_equation(a, b, g)
         return outcome
 
-    def _record_equation(self, a: _Side, b: _Side, g: Any) -> None:
+    def _record_equation(self, a: Side, b: Side, g: Any) -> None:
         """Remember the equation; ``x = 3`` also carries the value 3 for x."""
         st = self.state
         st.prev_eq = g
@@ -490,100 +420,6 @@ class StepChecker:
                 if value is not None and isinstance(value, Fraction):
                     st.env[lhs.value] = value
                     return
-
-    def _check_order(self, a: _Side, rel: str, b: _Side) -> Outcome:
-        if rel in _ORDER and free_symbols(a.value, b.value):
-            return Outcome(Verdict.UNKNOWN, "a condition on a variable")
-        va, vb = self._numeric(a.value), self._numeric(b.value)
-        if va is None or vb is None:
-            return Outcome(Verdict.UNKNOWN, "inequality with unknown variables")
-        if rel == "≈":
-            if self._rounded(a, b, va, vb) or same(va, vb):
-                return Outcome(Verdict.TRUE, "approximately equal")
-            x, y = complex(_c(va)), complex(_c(vb))
-            close = abs(x - y) <= 1e-3 * max(abs(x), abs(y))
-            return Outcome(Verdict.TRUE if close else Verdict.FALSE, f"{_show(va)} vs {_show(vb)}")
-        if rel == "!=":
-            return Outcome(Verdict.FALSE if same(va, vb) else Verdict.TRUE, "inequality")
-        x, y = _real(va), _real(vb)
-        if x is None or y is None:
-            return Outcome(Verdict.UNKNOWN, "comparison of non-real numbers")
-        if same(va, vb):
-            holds = rel in ("<=", ">=")
-        else:
-            holds = {"<": x < y, ">": x > y, "<=": x < y, ">=": x > y}[rel]
-        return Outcome(Verdict.TRUE if holds else Verdict.FALSE, f"{_show(va)} {rel} {_show(vb)} is {holds}")
-
-
-def _assignment(a: _Side, b: _Side) -> tuple[sympy.Symbol, Fraction] | None:
-    """``x = 5`` (a lone variable and a number, either way round): ``(x, 5)``."""
-    for lhs, rhs in ((a, b), (b, a)):
-        if isinstance(lhs.value, sympy.Symbol) and isinstance(rhs.value, Fraction):
-            return lhs.value, rhs.value
-    return None
-
-
-def _join_branches(results: list[dict[str, Any]]) -> None:
-    """``x = 2 or x = 3``: cases that together give every solution are verified together."""
-    branches = [r for r in results if "_branch" in r]
-    if len(branches) >= 2:
-        totals = {r["_branch"][1] for r in branches}
-        covered = frozenset().union(*(r["_branch"][0] for r in branches))
-        if len(totals) == 1 and covered == frozenset(range(totals.pop())):
-            for r in branches:
-                r["verdict"], r["reason"] = 1, "the cases together give every solution"
-    for r in branches:
-        del r["_branch"]
-
-
-def _degree(expr: Any) -> int | None:
-    if not expandable(expr):
-        return None  # Poly would expand (a+b+c+d+f+g)^400
-    try:
-        poly = sympy.Poly(expr, *sorted(expr.free_symbols, key=str))
-    except (sympy.PolynomialError, sympy.GeneratorsNeeded):
-        return None
-    return int(poly.total_degree())
-
-
-def _looks_like_rewrite(a: Any, b: Any) -> bool:
-    """``(x+3)^2 = x^2 + 6x + 9``: both sides non-linear polynomials of the same degree.
-
-    Equations to solve put a constant or a lower-degree expression on one side (``x^2 = 4``,
-    ``(x-2)(x-3) = 0``); an expansion or factoring restates the same degree on both sides, so a
-    false one is a wrong rewrite, not an equation.
-    """
-    if isinstance(a, Fraction) or isinstance(b, Fraction) or not (a.free_symbols and b.free_symbols):
-        return False
-    da, db = _degree(a), _degree(b)
-    return da is not None and da == db and da >= 2
-
-
-def _short(text: str, limit: int = 160) -> str:
-    """Claim text for span meta, shortened (meta travels back from the worker and into logs)."""
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-def _c(v: Value) -> Any:
-    return complex(v) if isinstance(v, Fraction) else complex(v.real, v.imag)
-
-
-def _real(v: Value) -> mpmath.mpf | None:
-    """The real value at working precision (exact rationals of any size compare correctly)."""
-    if isinstance(v, Fraction):
-        with mpmath.workdps(60):
-            return mpmath.mpf(v.numerator) / v.denominator
-    if abs(v.imag) > mpmath.mpf(10) ** -30 * max(1, abs(v)):
-        return None
-    return v.real
-
-
-def _show(v: Value) -> str:
-    if isinstance(v, Fraction):
-        return show_fraction(v)
-    if abs(v.imag) < 1e-30:
-        return mpmath.nstr(v.real, 12)
-    return mpmath.nstr(v, 12)
 
 
 def check_steps(

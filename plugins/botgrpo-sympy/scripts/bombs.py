@@ -27,6 +27,9 @@ BOMBS = {
     "100k nested parentheses": "(" * 100_000 + "1" + ")" * 100_000,
     "100k nested braces (LaTeX)": "{" * 100_000 + "1" + "}" * 100_000,
     "1 MB of digits": "1" * 1_000_000,
+    "tower inside \\gcd (LaTeX)": "\\gcd(9^{9^{9}}, 3)",
+    "tower as a root index (LaTeX)": "\\sqrt[9^{9^{9}}]{2}",
+    "6-variable expansion (a+b+c+d+f+g)^400": "(a+b+c+d+f+g)^400",
 }
 GOOD = Sample(prompt="Q: 17+5-8=", completion="17+5=22\n22-8=14\nA: 14", row={"answer": "14"})
 

@@ -4,14 +4,16 @@ Workloads:
 - ``demo``: batches of 64 completions in the demo task's format (``17+5=22`` / ``22-8=14`` / ``A: 14``,
   2-4 operands, 30% wrong steps), the RL loop's per-step scoring batch;
 - ``labelled``: every completion of ``data/steps_labelled.jsonl`` (algebra, equations, LaTeX, prose);
-- ``answers``: the 510 pairs of ``data/answer_pairs.jsonl`` as ``The final answer is $\\boxed{...}$``.
+- ``answers``: the 510 pairs of ``data/answer_pairs.jsonl`` as ``The final answer is $\\boxed{...}$``;
+- ``--prose``: only the prose corpus (``tests/data/prose_corpus.jsonl``: grade-school and competition
+  solutions, every line a step) through a pool of ONE worker, warm, and in this process.
 
 For each: the pool (``workers`` processes, started and warmed before timing; start-up reported
 separately), the same checker in this process on one core (no pool: the pool's overhead is the
 ratio), and for answers math-verify's ``verify(parse(gold), parse(pred))`` per comparison, in this
 process. Ratios are printed against math-verify measured in the same run.
 
-Run: ``python plugins/botgrpo-sympy/scripts/throughput.py [--workers 2] [--rounds 5]``.
+Run: ``python plugins/botgrpo-sympy/scripts/throughput.py [--workers 2] [--rounds 5] [--prose]``.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from botgrpo_sympy.plugin import ANSWER, STEPS
 from botgrpo_sympy.steps import check_steps
 
 DATA = Path(__file__).resolve().parent.parent / "data"
+PROSE = Path(__file__).resolve().parent.parent / "tests" / "data" / "prose_corpus.jsonl"
 
 
 def demo_batch(rng: random.Random, size: int = 64) -> list[Sample]:
@@ -63,11 +66,39 @@ def timed(fn, rounds: int) -> float:
     return best
 
 
+def prose(rounds: int) -> None:
+    """sympy.steps on the prose corpus: one worker (the issue-14 figure), and in this process."""
+    records = [json.loads(line) for line in PROSE.read_text(encoding="utf-8").splitlines()]
+    samples = [
+        Sample(prompt=r["prompt"], completion="\n".join(x["text"] for x in r["lines"])) for r in records
+    ]
+    n = sum(len(r["lines"]) for r in records)
+    params = StepsParams(workers=1, step_split="lines")
+    scorer = STEPS.make_scorer(params)
+    try:
+        scorer.score(samples[:1])  # start and warm the worker outside the timing
+        first = timed(lambda: scorer.score(samples), 1)
+        warm = timed(lambda: scorer.score(samples), rounds)
+    finally:
+        scorer.close()
+    local = timed(lambda: [check_steps(params, s.prompt, s.completion) for s in samples], rounds)
+    print(f"prose corpus: {len(samples)} solutions, {n} steps (lines)\n")
+    print("| what | steps per second | note |")
+    print("|---|---|---|")
+    print(f"| sympy.steps prose, pool of 1 worker, first pass | {n / first:,.0f} | per-process caches cold |")
+    print(f"| sympy.steps prose, pool of 1 worker | {n / warm:,.0f} | best of {rounds} |")
+    print(f"| sympy.steps prose, 1 core in this process | {n / local:,.0f} | best of {rounds}, no IPC |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--prose", action="store_true", help="only the prose corpus, one worker")
     args = parser.parse_args()
+    if args.prose:
+        prose(args.rounds)
+        return
     rng = random.Random(0)
     demo = demo_batch(rng)
     records = [json.loads(line) for line in (DATA / "steps_labelled.jsonl").read_text().splitlines()]

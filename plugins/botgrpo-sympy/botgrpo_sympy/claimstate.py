@@ -1,0 +1,88 @@
+"""The state a step checker carries through a completion, and small helpers on claim results.
+
+``Side`` is one side of a relation as parsed; ``StepState`` is what earlier steps established
+(premises, carried values, the last equation and result); the rest formats values for span meta and
+joins branch verdicts (``x = 2 or x = 3``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+import mpmath
+import sympy
+
+from botgrpo_sympy.numeval import Value, mpf_to_fraction, show_fraction
+
+
+@dataclass
+class Side:
+    """One side of a relation: its text, and its value or why it was not read."""
+
+    text: str
+    value: Any = None
+    error: str | None = None
+
+
+@dataclass
+class StepState:
+    """What earlier steps established, carried forward through the completion."""
+
+    premises: list[Any] = field(default_factory=list)  # f with f = 0, from the prompt
+    known: set[sympy.Symbol] = field(default_factory=set)  # symbols seen so far
+    env: dict[sympy.Symbol, Value] = field(default_factory=dict)  # values carried (x = 3)
+    prev_eq: Any = None  # the last equation with variables, as f (f = 0)
+    recent_eqs: list[Any] = field(default_factory=list)  # all equations of the last step that had any
+    step_eqs: list[Any] = field(default_factory=list)  # equations of the current step
+    last_side: Side | None = None  # the last side of the last chain (for continuations)
+    last_value: Value | None = None  # its numeric value, if any
+    seen: list[Value] = field(default_factory=list)  # numeric values of every side so far
+
+
+def to_expr(v: Any) -> Any:
+    """A Fraction as a sympy Rational (sympy objects unchanged)."""
+    return sympy.Rational(v.numerator, v.denominator) if isinstance(v, Fraction) else v
+
+
+def to_fraction(v: Value) -> Fraction:
+    """The exact value of a rational or of the real part of a numeric value."""
+    if isinstance(v, Fraction):
+        return v
+    return mpf_to_fraction(v.real)
+
+
+def assignment(a: Side, b: Side) -> tuple[sympy.Symbol, Fraction] | None:
+    """``x = 5`` (a lone variable and a number, either way round): ``(x, 5)``."""
+    for lhs, rhs in ((a, b), (b, a)):
+        if isinstance(lhs.value, sympy.Symbol) and isinstance(rhs.value, Fraction):
+            return lhs.value, rhs.value
+    return None
+
+
+def join_branches(results: list[dict[str, Any]]) -> None:
+    """``x = 2 or x = 3``: cases that together give every solution are verified together."""
+    branches = [r for r in results if "_branch" in r]
+    if len(branches) >= 2:
+        totals = {r["_branch"][1] for r in branches}
+        covered = frozenset().union(*(r["_branch"][0] for r in branches))
+        if len(totals) == 1 and covered == frozenset(range(totals.pop())):
+            for r in branches:
+                r["verdict"], r["reason"] = 1, "the cases together give every solution"
+    for r in branches:
+        del r["_branch"]
+
+
+def short(text: str, limit: int = 160) -> str:
+    """Claim text for span meta, shortened (meta travels back from the worker and into logs)."""
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def show(v: Value) -> str:
+    """A value for span meta (12 significant digits for numeric values)."""
+    if isinstance(v, Fraction):
+        return show_fraction(v)
+    if abs(v.imag) < 1e-30:
+        return mpmath.nstr(v.real, 12)
+    return mpmath.nstr(v, 12)

@@ -1,0 +1,95 @@
+"""How one link of a claim is compared when no equation solving is involved: rounding
+(``1/3 = 0.33``), order and approximate relations between numbers, and the shape test that tells a
+wrong rewrite (``(x+3)^2 = x^2 + 9``) from an equation to solve.
+"""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+from typing import Any
+
+import mpmath
+import sympy
+
+from botgrpo_sympy.claimstate import Side, show, to_fraction
+from botgrpo_sympy.equality import Outcome, Verdict, expandable
+from botgrpo_sympy.numeval import Value, same
+
+_DECIMAL = re.compile(r"^\s*-?\d*\.(\d+)\s*$")
+
+
+def rounded(a: Side, b: Side, value_a: Value | None, value_b: Value | None) -> bool:
+    """``1/3 = 0.33``: one side is a decimal literal and the other rounds or truncates to it."""
+    for lit, other in ((b, value_a), (a, value_b)):
+        m = _DECIMAL.match(lit.text)
+        if m is None or other is None or not isinstance(lit.value, Fraction):
+            continue
+        if not isinstance(other, Fraction) and abs(other.imag) > 1e-30:
+            continue
+        k = len(m.group(1))
+        exact = to_fraction(other)
+        scaled = exact * 10**k
+        candidates = {Fraction(round(scaled), 10**k), Fraction(int(scaled), 10**k)}
+        if lit.value in candidates:
+            return True
+    return False
+
+
+def compare(va: Value, rel: str, vb: Value, rounded_ok: bool) -> Outcome:
+    """``va rel vb`` for two numbers (``<``, ``<=``, ``!=``, ``≈``; ``rounded_ok``: a rounded decimal)."""
+    if rel == "≈":
+        if rounded_ok or same(va, vb):
+            return Outcome(Verdict.TRUE, "approximately equal")
+        x, y = complex(as_complex(va)), complex(as_complex(vb))
+        close = abs(x - y) <= 1e-3 * max(abs(x), abs(y))
+        return Outcome(Verdict.TRUE if close else Verdict.FALSE, f"{show(va)} vs {show(vb)}")
+    if rel == "!=":
+        return Outcome(Verdict.FALSE if same(va, vb) else Verdict.TRUE, "inequality")
+    x, y = real_part(va), real_part(vb)
+    if x is None or y is None:
+        return Outcome(Verdict.UNKNOWN, "comparison of non-real numbers")
+    if same(va, vb):
+        holds = rel in ("<=", ">=")
+    else:
+        holds = {"<": x < y, ">": x > y, "<=": x < y, ">=": x > y}[rel]
+    return Outcome(Verdict.TRUE if holds else Verdict.FALSE, f"{show(va)} {rel} {show(vb)} is {holds}")
+
+
+def degree(expr: Any) -> int | None:
+    """Total degree of a polynomial expression (None if it is not one, or too large to expand)."""
+    if not expandable(expr):
+        return None  # Poly would expand (a+b+c+d+f+g)^400
+    try:
+        poly = sympy.Poly(expr, *sorted(expr.free_symbols, key=str))
+    except (sympy.PolynomialError, sympy.GeneratorsNeeded):
+        return None
+    return int(poly.total_degree())
+
+
+def looks_like_rewrite(a: Any, b: Any) -> bool:
+    """``(x+3)^2 = x^2 + 6x + 9``: both sides non-linear polynomials of the same degree.
+
+    Equations to solve put a constant or a lower-degree expression on one side (``x^2 = 4``,
+    ``(x-2)(x-3) = 0``); an expansion or factoring restates the same degree on both sides, so a
+    false one is a wrong rewrite, not an equation.
+    """
+    if isinstance(a, Fraction) or isinstance(b, Fraction) or not (a.free_symbols and b.free_symbols):
+        return False
+    da, db = degree(a), degree(b)
+    return da is not None and da == db and da >= 2
+
+
+def as_complex(v: Value) -> Any:
+    """A Python complex (raises OverflowError past float range: the caller's claim is then 0)."""
+    return complex(v) if isinstance(v, Fraction) else complex(v.real, v.imag)
+
+
+def real_part(v: Value) -> mpmath.mpf | None:
+    """The real value at working precision (exact rationals of any size compare correctly)."""
+    if isinstance(v, Fraction):
+        with mpmath.workdps(60):
+            return mpmath.mpf(v.numerator) / v.denominator
+    if abs(v.imag) > mpmath.mpf(10) ** -30 * max(1, abs(v)):
+        return None
+    return v.real
