@@ -14,11 +14,16 @@ from collections.abc import Sequence
 
 
 def _cmd_plugins(args: argparse.Namespace) -> int:
-    from botgrpo_core.signals.manager import get_plugin_manager
+    from botgrpo_core.signals.manager import PluginError, get_plugin_manager
 
     manager = get_plugin_manager()
     manager.load_all()
     registered = manager.signals()
+    try:
+        tasks = manager.tasks()
+    except PluginError as exc:  # two plugins claim one task name: list the rest, say which
+        print(f"warning: {exc}", file=sys.stderr)
+        tasks = {}
     plugins = []
     for info in manager.plugins():
         signals = []
@@ -35,6 +40,7 @@ def _cmd_plugins(args: argparse.Namespace) -> int:
                 "version": info.version,
                 "hooks": list(info.hooks),
                 "signals": signals,
+                "tasks": sorted(n for n, t in tasks.items() if t.plugin == info.name),
             }
         )
     errors = [
@@ -59,6 +65,12 @@ def _cmd_plugins(args: argparse.Namespace) -> int:
             )
         )
         return 0
+    _print_plugins(plugins, errors, not_allowed)
+    return 0
+
+
+def _print_plugins(plugins: list[dict], errors: list[dict], not_allowed: list[dict]) -> None:
+    """``botgrpo plugins`` as text: each plugin with its hooks, signals and tasks; then load errors."""
     for p in plugins:
         print(f"{p['name']}  ({p['distribution']} {p['version']})  hooks: {', '.join(p['hooks'])}")
         for s in p["signals"]:
@@ -66,6 +78,8 @@ def _cmd_plugins(args: argparse.Namespace) -> int:
                 s["bounds"] if isinstance(s["bounds"], str) else f"[{s['bounds'][0]:g}, {s['bounds'][1]:g}]"
             )
             print(f"    {s['name']:<24} {s['kind']:<7} {bounds:<18} {s['description']}")
+        for t in p["tasks"]:
+            print(f"    {t:<24} task    (data.task: {t})")
     for e in errors:
         print(
             f"LOAD ERROR  {e['entry_point']}  ({e['distribution']} {e['version']}): {e['error']}",
@@ -75,7 +89,6 @@ def _cmd_plugins(args: argparse.Namespace) -> int:
         print(
             f"not loaded  {n['entry_point']}  ({n['distribution']} {n['version']}): not in BOTGRPO_LOAD_PLUGINS"
         )
-    return 0
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
@@ -133,13 +146,18 @@ def _cmd_train(args: argparse.Namespace) -> int:
     return 0
 
 
-def _cmd_bench(args: argparse.Namespace) -> int:
-    from botgrpo_core.bench import run_bench_command
-
-    return run_bench_command(args)
+#: the commands the core defines; any other name (and ``--help``) asks the plugins for theirs
+CORE_COMMANDS = ("plugins", "validate", "score", "train")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def _wants_plugin_commands(argv: Sequence[str]) -> bool:
+    """Whether parsing ``argv`` needs the plugins' commands: not for a core command (no plugin import)."""
+    command = next((a for a in argv if not a.startswith("-")), None)
+    return command not in CORE_COMMANDS
+
+
+def build_parser(*, plugin_commands: bool = True) -> argparse.ArgumentParser:
+    """The ``botgrpo`` parser; with ``plugin_commands``, plus what plugins add (``botgrpo_register_commands``)."""
     parser = argparse.ArgumentParser(
         prog="botgrpo",
         description="BoT-GRPO: RL for reasoning LLMs with token-level rewards (bag-of-tokens advantages).",
@@ -199,19 +217,17 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.set_defaults(func=_cmd_train)
 
-    p = sub.add_parser(
-        "bench", help="run a grid of presets x seeds x tasks from one warm start; write a results folder"
-    )
-    p.add_argument("bench_file", help="the benchmark YAML (see benchmarks/)")
-    p.add_argument("--quick", action="store_true", help="1 seed, fewer steps, 3 methods")
-    p.add_argument("--output", default=None, help="results folder (default: from the bench file)")
-    p.add_argument("--set", action="append", metavar="KEY=VALUE", help="override a key of the bench file")
-    p.set_defaults(func=_cmd_bench)
+    if plugin_commands:
+        from botgrpo_core.signals.manager import get_plugin_manager
+
+        for problem in get_plugin_manager().register_commands(sub):
+            print(f"warning: {problem}", file=sys.stderr)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(plugin_commands=_wants_plugin_commands(argv))
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()

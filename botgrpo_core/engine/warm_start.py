@@ -58,9 +58,9 @@ def task_alphabet(task: Any) -> str:
 
 def cache_key(task_name: str, task_params: dict[str, Any], tiny: TinyModelSpec, spec: WarmStartSpec) -> str:
     """A short hash of everything that shapes the checkpoint (task params with their defaults filled in)."""
-    from botgrpo_core.tasks import TASKS
+    from botgrpo_core.tasks import task_entry
 
-    params = TASKS[task_name][1](**task_params).model_dump(mode="json") if task_name in TASKS else task_params
+    params = task_entry(task_name)[1](**task_params).model_dump(mode="json")
     blob = json.dumps(
         {
             "format": FORMAT_VERSION,

@@ -15,6 +15,10 @@ from typing import TYPE_CHECKING
 import pluggy
 
 if TYPE_CHECKING:  # keep plugin imports free of torch
+    import argparse
+
+    from pydantic import BaseModel
+
     from botgrpo_core.estimators.registry import EstimatorFn
     from botgrpo_core.signals import SignalSpec
 
@@ -54,6 +58,39 @@ class TokenRewardSpec:
             bool, ``group_index`` ``(B,)`` long in ``[0, num_groups)`` and returns ``(B, T)``
             advantages, 0 on padding. A name that is already registered raises ``ValueError``.
         :returns: nothing; results are collected through ``register``.
+
+        .. versionadded:: 0.1
+        """
+
+    @hookspec
+    def botgrpo_register_tasks(self, register: Callable[[str, type, type[BaseModel]], None]) -> None:
+        """Register task generators usable as ``data.task`` in a run file (with ``data.source: task``).
+
+        :param register: callback ``register(name, task_class, params_model)``. ``task_class(params)``
+            builds the task from the validated ``data.task_params`` (an instance of ``params_model``, a
+            pydantic model; use ``extra="forbid"``). The task has a ``name`` and gives rows with
+            ``train_rows(n, seed, exclude)`` and ``eval_rows(n, seed)``, held-out metrics with
+            ``evaluate(rows, completions)``, per-rollout ``success(row, completion)``, and for a
+            supervised warm start ``demonstrations(rows, seed)`` and ``chars`` (the tiny tokenizer's
+            alphabet); see ``botgrpo_core.tasks.arithmetic``. A name that is built in or registered by
+            another plugin raises ``PluginError`` naming both.
+        :returns: nothing; results are collected through ``register``.
+
+        .. versionadded:: 0.1
+        """
+
+    @hookspec
+    def botgrpo_register_commands(self, subparsers: argparse._SubParsersAction) -> None:
+        """Add sub-commands to the ``botgrpo`` command line.
+
+        Called while the CLI builds its parser, before it parses: for ``botgrpo --help`` and for a
+        command that is not built in. Add a parser with ``subparsers.add_parser(name, help=...)`` and
+        ``set_defaults(func=...)``; ``func(args)`` returns the exit code. Import heavy libraries inside
+        ``func``, never here: ``botgrpo --help`` must stay instant.
+
+        :param subparsers: the ``argparse`` sub-parsers of the ``botgrpo`` parser. A name that is
+            already taken is reported on stderr with the plugin's name, and the command is skipped.
+        :returns: nothing; commands are added to ``subparsers``.
 
         .. versionadded:: 0.1
         """

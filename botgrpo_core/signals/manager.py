@@ -250,6 +250,17 @@ class PluginManager:
                 f"{f.version}), which failed to load: {f.error}. Reinstall or fix that package.\n{f.traceback}"
             )
         self.load_all()  # the full list makes the suggestion useful
+        misnamed = self._signals.get(name)
+        if misnamed is not None:  # loading by namespace cannot find it: fail here, not at the next run
+            namespace = name.partition(".")[0]
+            raise UnknownSignalError(
+                f"signal {name!r} is registered by plugin {misnamed.plugin!r} (distribution "
+                f"{misnamed.distribution} {misnamed.version}), which is published under the entry-point name "
+                f"{misnamed.plugin!r}, not {namespace!r}: the core finds a signal's plugin by the part of its "
+                f"name before the dot. Fix the plugin: publish it as {namespace!r} (pyproject.toml: "
+                f'[project.entry-points.{ENTRY_POINT_GROUP}] {namespace} = "...") or name its signals '
+                f"'{misnamed.plugin}.<signal>'; then reinstall it."
+            )
         known = sorted(self._signals)
         close = difflib.get_close_matches(name, known, n=1)
         hint = f" Did you mean {close[0]!r}?" if close else ""
@@ -304,6 +315,81 @@ class PluginManager:
                     "estimator (a built-in or another plugin's); rename it in the plugin"
                 )
             register_estimator(name, fn)
+
+    def tasks(self) -> dict[str, RegisteredTask]:
+        """Every task the loaded plugins register (``botgrpo_register_tasks``); loads every allowed plugin.
+
+        :raises PluginError: two plugins register the same task name.
+        """
+        from botgrpo_core.tasks import TASKS
+
+        self.load_all()
+        found: dict[str, RegisteredTask] = {}
+        for plugin in self._pm.get_plugins():
+            plugin_name = self._pm.get_name(plugin) or repr(plugin)
+            info = self._plugins.get(plugin_name)
+            caller = self._pm.subset_hook_caller(
+                "botgrpo_register_tasks",
+                remove_plugins=[p for p in self._pm.get_plugins() if p is not plugin],
+            )
+
+            def _collect(
+                name: str,
+                task_class: type,
+                params_model: type,
+                _plugin: str = plugin_name,
+                _dist: str = info.distribution if info is not None else plugin_name,
+            ) -> None:
+                previous = found.get(name)
+                if name in TASKS or (previous is not None and previous.task_class is not task_class):
+                    other = f"plugin {previous.plugin!r}" if previous is not None else BUILTIN_DISTRIBUTION
+                    raise PluginError(
+                        f"task {name!r} is registered by both {other} and plugin {_plugin!r} ({_dist}); "
+                        f"rename it in the plugin, or limit loading with {ALLOWLIST_ENV}"
+                    )
+                found[name] = RegisteredTask(task_class, params_model, _plugin, _dist)
+
+            caller(register=_collect)
+        return found
+
+    def register_commands(self, subparsers: Any) -> list[str]:
+        """Let every allowed plugin add ``botgrpo`` sub-commands (``botgrpo_register_commands``).
+
+        A plugin whose hook fails (a name already taken, a bug) is skipped: the message, naming the
+        plugin, is returned for the CLI to print on stderr, and the other commands still work.
+        """
+        self.load_all()
+        problems = []
+        for plugin in self._pm.get_plugins():
+            plugin_name = self._pm.get_name(plugin) or repr(plugin)
+            caller = self._pm.subset_hook_caller(
+                "botgrpo_register_commands",
+                remove_plugins=[p for p in self._pm.get_plugins() if p is not plugin],
+            )
+            info = self._plugins.get(plugin_name)
+            who = f"plugin {plugin_name!r} ({info.distribution if info is not None else plugin_name})"
+            before = dict(subparsers.choices)
+            try:
+                caller(subparsers=subparsers)
+            except Exception as exc:  # argparse.ArgumentError for a taken name, or the plugin's own bug
+                problems.append(f"{who} could not add its commands: {type(exc).__name__}: {exc}")
+            replaced = sorted(n for n, p in before.items() if subparsers.choices.get(n) is not p)
+            if replaced:  # Python < 3.11 lets add_parser replace a command silently: put it back
+                subparsers.choices.update({n: before[n] for n in replaced})
+                problems.append(
+                    f"{who} tried to replace the command(s) {', '.join(replaced)}; rename its command"
+                )
+        return problems
+
+
+@dataclass(frozen=True)
+class RegisteredTask:
+    """A task a plugin registers: its class, its params model and where it comes from."""
+
+    task_class: type
+    params_model: type
+    plugin: str
+    distribution: str
 
 
 _default: PluginManager | None = None

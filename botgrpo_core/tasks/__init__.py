@@ -1,8 +1,10 @@
-"""Built-in tasks: synthetic problem generators with demonstrations and evaluation (no torch).
+"""Tasks: synthetic problem generators with demonstrations and evaluation (no torch).
 
 A task gives training and held-out rows (``prompt`` plus the fields its signals read),
 demonstrations for a supervised warm start, and an evaluation (answer accuracy, step error rate).
-``data.source: task`` in a run file uses one; the benchmarks use them too.
+``data.source: task`` in a run file uses one. The core ships ``arithmetic`` (the demo's task);
+plugins add more through the ``botgrpo_register_tasks`` hook (botgrpo-bench adds ``react``), found
+only when a run names a task that is not built in.
 """
 
 from __future__ import annotations
@@ -12,22 +14,47 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from botgrpo_core.tasks.arithmetic import ArithmeticParams, ArithmeticTask
-from botgrpo_core.tasks.react import ReactParams, ReactTask
 
-#: task name -> (task class, its params model)
-TASKS: dict[str, tuple[type[ArithmeticTask], type[BaseModel]]] = {
-    "arithmetic": (ArithmeticTask, ArithmeticParams),
-    "react": (ReactTask, ReactParams),  # type: ignore[dict-item]
-}
+#: built-in task name -> (task class, its params model)
+TASKS: dict[str, tuple[type, type[BaseModel]]] = {"arithmetic": (ArithmeticTask, ArithmeticParams)}
 
-__all__ = ["TASKS", "ArithmeticParams", "ArithmeticTask", "get_task"]
+#: shown when a task name is unknown: where more tasks come from
+MORE_TASKS = (
+    "plugins add tasks (botgrpo_register_tasks); e.g. botgrpo-bench (benchmarks/botgrpo_bench) adds 'react'"
+)
+
+__all__ = ["TASKS", "ArithmeticParams", "ArithmeticTask", "available_tasks", "get_task", "task_entry"]
 
 
-def get_task(name: str, params: dict[str, Any] | None = None) -> ArithmeticTask:
+def available_tasks() -> dict[str, str]:
+    """``task name -> distribution`` of the built-in tasks and of those installed plugins register."""
+    from botgrpo_core.signals.manager import BUILTIN_DISTRIBUTION, get_plugin_manager
+
+    registered = get_plugin_manager().tasks()
+    return {name: BUILTIN_DISTRIBUTION for name in TASKS} | {
+        name: t.distribution for name, t in registered.items() if name not in TASKS
+    }
+
+
+def task_entry(name: str) -> tuple[type, type[BaseModel]]:
+    """``(task class, params model)`` of a task: built in, else registered by a plugin.
+
+    :raises ValueError: an unknown name, with the tasks that exist and where more come from.
+    """
+    if name in TASKS:
+        return TASKS[name]
+    from botgrpo_core.signals.manager import get_plugin_manager
+
+    registered = get_plugin_manager().tasks()
+    if name in registered:
+        return registered[name].task_class, registered[name].params_model
+    known = ", ".join(f"{n} ({d})" for n, d in sorted(available_tasks().items()))
+    raise ValueError(f"data.task: unknown task {name!r}; available tasks: {known}. {MORE_TASKS}")
+
+
+def get_task(name: str, params: dict[str, Any] | None = None) -> Any:
     """Build a task by name, validating ``params`` (``data.task_params``) against its model."""
-    if name not in TASKS:
-        raise ValueError(f"data.task: unknown task {name!r}; built-in tasks: {sorted(TASKS)}")
-    cls, params_model = TASKS[name]
+    cls, params_model = task_entry(name)
     try:
         validated = params_model(**(params or {}))
     except ValidationError as exc:
