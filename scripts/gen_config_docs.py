@@ -38,8 +38,15 @@ botgrpo validate RUN.yaml
 botgrpo validate RUN.yaml --set training.steps=50 --set rewards.beta=0.25   # with overrides
 ```
 
-`--set key.path=value` (also on `train` and `score`) overrides one key; the value is parsed as YAML and list
-items are addressed by index (`rewards.signals.0.weight=2`). A minimal file needs only `rewards`:
+`--set key.path=value` (also on `train` and `score`) overrides one key; the value is parsed as YAML. List
+items go in brackets, as the error messages print them: by index (`rewards.signals[0].weight=2`; the dotted
+`rewards.signals.0.weight=2` works too) or, for a list of named items such as signals, by name
+(`rewards.signals[sympy.steps].weight=2`; a name has dots, so it is always bracketed).
+
+Run files are read strictly: a key given twice in one mapping, YAML aliases that expand past 100,000 values,
+nesting deeper than 64 levels and text that is not UTF-8 are errors naming the line; a number field takes
+numbers only (YAML reads `yes`/`no`/`on`/`off` as booleans), refuses `.nan` and `.inf`, and a boolean field
+takes `true`/`false` only. A minimal file needs only `rewards`:
 
 ```yaml
 rewards:

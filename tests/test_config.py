@@ -128,3 +128,39 @@ def test_unknown_estimator_is_caught_at_validation() -> None:
     ):
         parse_config({**BASE, "algorithm": {"estimator": "bott"}})
     parse_config({**BASE, "algorithm": {"preset": "grpo", "estimator": "dr_grpo"}})
+
+
+def test_override_addresses_list_items_by_index_or_name(tmp_path: Path) -> None:
+    """The notation the error messages print (``rewards.signals[1].weight``) is the one ``--set`` takes; a
+    signal can also be picked by its name in brackets, and the old ``signals.0`` form still works."""
+    path = _write(tmp_path, BASE)
+    config = load_config(
+        path,
+        [
+            "rewards.signals[1].weight=2",
+            "rewards.signals[core.exact_answer].weight=3",
+            "rewards.signals[core.regex].params.value=-0.5",
+            "rewards.signals.1.on_error=nan",
+        ],
+    )
+    exact, regex = config.rewards.signals
+    assert (exact.weight, regex.weight, regex.params["value"], regex.on_error) == (3.0, 2.0, -0.5, "nan")
+    replaced = load_config(
+        path, ["rewards.signals[core.regex]={name: core.length, params: {max_length: 9, cache: 2}}"]
+    ).rewards.signals
+    assert [s.name for s in replaced] == ["core.exact_answer", "core.length"]
+    with pytest.raises(ConfigError, match=r"write rewards\.signals\[core\.regex\]\.params\.value"):
+        load_config(path, ["rewards.signals.core.regex.params.value=1"])
+
+
+def test_strict_scalars_keep_plain_values() -> None:
+    """Ints are numbers, YAML floats with exponents written as strings still parse, and numeric bounds hold."""
+    config = parse_config(
+        {**BASE, "training": {"learning_rate": 1, "steps": 3, "seed": 2**32 - 1, "plots": False}}
+    )
+    assert config.training.learning_rate == 1.0 and config.training.seed == 2**32 - 1
+    config = parse_config({**BASE, "training": {"learning_rate": "1e-4"}})  # PyYAML reads 1e-4 as a string
+    assert config.training.learning_rate == 1e-4
+    for key, value in [("seed", True), ("steps", 2.5), ("plots", "yes"), ("learning_rate", float("inf"))]:
+        with pytest.raises(ConfigError, match=rf"training\.{key}: "):
+            parse_config({**BASE, "training": {key: value}})

@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from botgrpo_core.config.errors import ConfigError, OutcomeDominanceWarning, _path
+from botgrpo_core.config.errors import ConfigError, OutcomeDominanceWarning, _path, bounded_repr
 from botgrpo_core.config.models import RewardsConfig, RunConfig, SignalConfig
 
 
@@ -70,8 +70,37 @@ def signal_bounds(
     return out
 
 
+#: signal-level keys of the core's worker pool (SignalConfig) that a plugin running its own processes
+#: may also declare in its params; the run file may set one of the two, never both
+POOL_KEYS = ("workers", "timeout_s", "memory_mb")
+
+
 def validate_params(registered: Any, signal: SignalConfig, path: str) -> BaseModel:
-    """Validate a signal's params against its plugin's model; errors name the key and the plugin."""
+    """Validate a signal's params against its plugin's model; errors name the key and the plugin.
+
+    A signal-level ``workers``/``timeout_s``/``memory_mb`` set in the run file for a signal whose params
+    declare the same key is an error naming both when the signal-level one would do nothing the user
+    meant: ``workers`` would start a second pool around the plugin's own, and ``timeout_s``/``memory_mb``
+    are ignored without signal-level workers (the plugin's param is the one that applies)."""
+    declared = registered.spec.params_model.model_fields
+    both = [
+        k
+        for k in POOL_KEYS
+        if k in signal.model_fields_set and k in declared and (k == "workers" or signal.workers == 0)
+    ]
+    if both:
+        key = both[0]
+        own = f"{path}.params.{key}"
+        why = (
+            f"it starts its own processes from {own}, so {path}.{key} would run them inside more processes"
+            if key == "workers"
+            else f"{path}.{key} applies only to signals the core runs in its pool (signal-level workers > 0), "
+            "so here it does nothing"
+        )
+        raise ConfigError(
+            f"{path}.{key}: signal {signal.name!r} (plugin {registered.distribution}) has its own {key} param; "
+            f"{why}. Set {own} instead and remove {path}.{key}"
+        )
     try:
         return registered.spec.params_model.model_validate(signal.params)
     except ValidationError as exc:
@@ -86,7 +115,7 @@ def validate_params(registered: Any, signal: SignalConfig, path: str) -> BaseMod
                 fix = f"did you mean {close[0]!r}?" if close else f"valid params: {', '.join(fields)}"
                 lines.append(f"  - {path}.params.{key}: unknown param; {fix}")
             else:
-                lines.append(f"  - {path}.params.{key}: {err['msg']} (got {err.get('input')!r})")
+                lines.append(f"  - {path}.params.{key}: {err['msg']} (got {bounded_repr(err.get('input'))})")
         raise ConfigError("\n".join(lines)) from None
 
 

@@ -11,19 +11,21 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import Field, field_validator, model_validator
 
-from botgrpo_core.config.sections import DataConfig, EngineConfig, ModelConfig, TrainingConfig
+from botgrpo_core.config.sections import (
+    DataConfig,
+    EngineConfig,
+    ModelConfig,
+    RunFileModel,
+    TrainingConfig,
+)
 from botgrpo_core.loss import Aggregation, RatioLevel
 
 OnErrorPolicy = Literal["zero", "nan", "raise"]
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", validate_assignment=True)
-
-
-class SignalConfig(_Strict):
+class SignalConfig(RunFileModel):
     """One signal of the reward mixture."""
 
     name: str = Field(..., description="registered signal name, '<plugin>.<signal>' (see `botgrpo plugins`)")
@@ -33,12 +35,14 @@ class SignalConfig(_Strict):
         "zero",
         description="a failed sample: 'zero' value, 'nan' drops the rollout from the statistics, 'raise'",
     )
-    timeout_s: float = Field(10.0, gt=0, description="per-sample time limit when run in worker processes")
+    timeout_s: float = Field(
+        10.0, gt=0, le=86400, description="per-sample time limit when run in worker processes"
+    )
     memory_mb: int | None = Field(
-        1024, gt=0, description="per-worker memory headroom (worker processes only)"
+        1024, gt=0, le=2**20, description="per-worker memory headroom (worker processes only)"
     )
     workers: int = Field(
-        0, ge=0, description="worker processes for this signal (0 = in the trainer's process)"
+        0, ge=0, le=1024, description="worker processes for this signal (0 = in the trainer's process)"
     )
     placement: Literal["span", "last"] = Field(
         "span", description="local signals: value on every token of a span, or only on its last token"
@@ -55,7 +59,7 @@ class SignalConfig(_Strict):
         return name
 
 
-class RewardsConfig(_Strict):
+class RewardsConfig(RunFileModel):
     """``r[i,t] = alpha * sum_j a_j R_j[i] + beta * sum_k b_k S_k[i,t]``."""
 
     alpha: float = Field(1.0, ge=0, description="weight of the global (outcome) signals")
@@ -82,7 +86,7 @@ class RewardsConfig(_Strict):
         return self
 
 
-class AlgorithmConfig(_Strict):
+class AlgorithmConfig(RunFileModel):
     """A named preset (see docs/algorithms.md) and optional overrides of its settings."""
 
     preset: str = Field(
@@ -104,7 +108,7 @@ class AlgorithmConfig(_Strict):
     )
 
 
-class RunConfig(_Strict):
+class RunConfig(RunFileModel):
     """A whole run file."""
 
     model: ModelConfig = Field(default_factory=ModelConfig)

@@ -6,17 +6,55 @@ composes them with the reward and algorithm sections. Importing this module must
 
 from __future__ import annotations
 
+import os
+import types
+import typing
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
+
+#: largest int a run file may hold (int64: what torch, numpy and TRL can take without OverflowError)
+MAX_INT = 2**63 - 1
+#: ``seed`` range: numpy's ``np.random.seed`` takes [0, 2**32)
+MAX_SEED = 2**32 - 1
 
 
-class _Section(BaseModel):
-    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+def _scalar_types(annotation: Any) -> set[type]:
+    """``float | None`` -> {float, NoneType}; other annotations -> their own type (empty for containers)."""
+    if typing.get_origin(annotation) in (typing.Union, types.UnionType):
+        return set().union(*(_scalar_types(a) for a in typing.get_args(annotation)))
+    return {annotation} if annotation in (bool, int, float, type(None)) else set()
 
 
-class TinyModelSpec(_Section):
+class RunFileModel(BaseModel):
+    """Base of every run-file section: unknown keys, NaN/inf, and YAML's surprising coercions are errors.
+
+    YAML reads ``yes``/``no``/``on``/``off`` as booleans and pydantic would turn them into ``1.0``/``0``
+    in a number field, or read ``1`` and ``"no"`` as booleans: a number field takes numbers only (no
+    booleans, within ``MAX_INT``), a boolean field takes ``true``/``false`` only.
+    """
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True, allow_inf_nan=False)
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _plain_scalars(cls, value: Any, info: ValidationInfo) -> Any:
+        field = cls.model_fields.get(info.field_name or "")
+        kinds = _scalar_types(field.annotation) if field is not None else set()
+        if bool in kinds:
+            if not isinstance(value, bool) and value is not None:
+                raise ValueError("expected true or false")
+        elif kinds & {int, float} and isinstance(value, bool):
+            raise ValueError(
+                f"expected a number, got the boolean {str(value).lower()} (YAML reads yes/no/on/off as booleans)"
+            )
+        elif kinds & {int, float} and isinstance(value, int) and abs(value) > MAX_INT:
+            raise ValueError(f"the number is too large (at most {MAX_INT})")
+        return value
+
+
+class TinyModelSpec(RunFileModel):
     """A tiny causal LM built in code (offline demos and tests)."""
 
     hidden_size: int = Field(64, gt=0, description="width of the tiny model")
@@ -26,7 +64,7 @@ class TinyModelSpec(_Section):
     max_positions: int = Field(128, gt=0, description="longest prompt + completion, in tokens")
 
 
-class ModelConfig(_Section):
+class ModelConfig(RunFileModel):
     """The policy model."""
 
     name_or_path: str = Field(
@@ -45,7 +83,7 @@ class ModelConfig(_Section):
     )
 
 
-class DataConfig(_Section):
+class DataConfig(RunFileModel):
     """Where prompts come from."""
 
     source: Literal["jsonl", "disk", "task"] = Field(
@@ -80,7 +118,7 @@ class DataConfig(_Section):
         return self
 
 
-class WarmStartConfig(_Section):
+class WarmStartConfig(RunFileModel):
     """Supervised warm start on the task's demonstrations before RL (tiny models, source 'task')."""
 
     enabled: bool = Field(False, description="run the supervised phase first (cached in the output dir)")
@@ -88,10 +126,12 @@ class WarmStartConfig(_Section):
     batch_size: int = Field(64, gt=0, description="demonstrations per step")
     learning_rate: float = Field(3e-3, gt=0, description="AdamW peak learning rate (warm-up, cosine decay)")
     demonstrations: int = Field(20000, gt=0, description="distinct demonstrations generated")
-    seed: int = Field(0, description="seed of the initial weights, demonstrations and batches")
+    seed: int = Field(
+        0, ge=0, le=MAX_SEED, description="seed of the initial weights, demonstrations and batches"
+    )
 
 
-class TrainingConfig(_Section):
+class TrainingConfig(RunFileModel):
     """Optimisation and bookkeeping."""
 
     steps: int = Field(200, gt=0, description="optimizer steps")
@@ -135,7 +175,7 @@ class TrainingConfig(_Section):
         ge=1,
         description="most extra generation rounds per step to refill groups dropped by dynamic sampling",
     )
-    seed: int = Field(0, description="random seed")
+    seed: int = Field(0, ge=0, le=MAX_SEED, description="random seed")
     output_dir: Path = Field(Path("runs/default"), description="metrics, plots, checkpoints go here")
     num_threads: int = Field(1, ge=1, description="torch CPU threads (1 on a 2-core machine)")
     logging_steps: int = Field(1, ge=1, description="write a metrics line every N steps")
@@ -149,8 +189,24 @@ class TrainingConfig(_Section):
         default_factory=WarmStartConfig, description="supervised warm start before RL"
     )
 
+    @field_validator("output_dir")
+    @classmethod
+    def _creatable(cls, path: Path) -> Path:
+        """Fail at validation, not after the model is built: the nearest existing parent must be a
+        writable folder (``/dev/null/x`` is not)."""
+        existing = path
+        while not existing.exists() and existing != existing.parent:
+            existing = existing.parent
+        if existing.exists() and not existing.is_dir():
+            raise ValueError(f"{str(existing)!r} is a file, not a folder, so {str(path)!r} cannot be created")
+        if path.exists() and not os.access(path, os.W_OK | os.X_OK):
+            raise ValueError(f"{str(path)!r} is not writable by this user")
+        if not path.exists() and not os.access(existing, os.W_OK | os.X_OK):
+            raise ValueError(f"cannot create {str(path)!r}: {str(existing)!r} is not writable by this user")
+        return path
 
-class EngineConfig(_Section):
+
+class EngineConfig(RunFileModel):
     """TRL / accelerate / vLLM settings."""
 
     device: Literal["auto", "cpu", "cuda"] = Field(

@@ -55,8 +55,8 @@ class Span:
             finite = False
         if not finite:
             raise ValueError(
-                f"Span({self.start}, {self.end}): value must be finite, got {self.value}; return a "
-                "SampleError for a sample that cannot be scored"
+                f"Span({_short(self.start)}, {_short(self.end)}): value must be finite, got "
+                f"{_short(self.value)}; return a SampleError for a sample that cannot be scored"
             )
 
 

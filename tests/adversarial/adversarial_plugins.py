@@ -1,0 +1,59 @@
+"""Real plugins for the adversarial config tests (importable, so entry points can name them)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from pydantic import BaseModel, ConfigDict, Field
+
+import botgrpo_core
+from botgrpo_core.signals import Sample, SignalSpec, Span
+
+
+class OwnPoolParams(BaseModel):
+    """Params of a signal that runs its own processes (as botgrpo-sympy's do)."""
+
+    model_config = ConfigDict(extra="forbid")
+    workers: int = Field(2, ge=1)
+    timeout_s: float = Field(5.0, gt=0)
+    memory_mb: int = Field(1024, gt=0)
+
+
+class Zero:
+    def __init__(self, params: BaseModel) -> None:
+        pass
+
+    def score(self, samples: Sequence[Sample]) -> list[float]:
+        return [0.0 for _ in samples]
+
+
+class MisnamedPlugin:
+    """Published under the entry-point name 'published', but its signals say 'actual.*'."""
+
+    @botgrpo_core.hookimpl
+    def botgrpo_register_signals(self, register: Callable[[SignalSpec], None]) -> None:
+        register(SignalSpec("actual.zero", "global", (0.0, 1.0), Zero))
+
+
+class OwnPoolPlugin:
+    @botgrpo_core.hookimpl
+    def botgrpo_register_signals(self, register: Callable[[SignalSpec], None]) -> None:
+        register(SignalSpec("ownpool.zero", "global", (0.0, 1.0), Zero, OwnPoolParams))
+
+
+class StringValueSpans:
+    """A local signal whose value arrives as text for completions containing 'str' (a JSON verdict the
+    plugin forgot to convert), NaN for 'nan', and a real number otherwise."""
+
+    def __init__(self, params: BaseModel) -> None:
+        pass
+
+    def score(self, samples: Sequence[Sample]) -> list[list[Span]]:
+        values = {"str": "-1", "nan": float("nan")}
+        return [[Span(0, 1, values.get(s.completion, -1.0))] for s in samples]  # type: ignore[arg-type]
+
+
+class TextPlugin:
+    @botgrpo_core.hookimpl
+    def botgrpo_register_signals(self, register: Callable[[SignalSpec], None]) -> None:
+        register(SignalSpec("text.spans", "local", (-1.0, 0.0), StringValueSpans))

@@ -1,0 +1,87 @@
+"""Run-file checks that involve a plugin (issue 15): a plugin published under another entry-point name than
+its signals' prefix, and pool settings given both at signal level and in a plugin's own params."""
+
+from __future__ import annotations
+
+from importlib.metadata import EntryPoint
+
+import pytest
+
+from botgrpo_core.config.checks import check_rewards
+from botgrpo_core.config.errors import ConfigError
+from botgrpo_core.config.models import RewardsConfig
+from botgrpo_core.signals.manager import PluginManager, UnknownSignalError
+
+
+def _manager(name: str, obj: str) -> PluginManager:
+    return PluginManager(
+        entry_points=[EntryPoint(name=name, value=f"adversarial_plugins:{obj}", group="botgrpo")]
+    )
+
+
+def test_signal_prefix_differs_from_the_entry_point_name() -> None:
+    """Was "unknown signal 'actual.zero'. Did you mean 'actual.zero'?"."""
+    manager = _manager("published", "MisnamedPlugin")
+    with pytest.raises(UnknownSignalError) as info:
+        manager.get_signal("actual.zero")
+    message = str(info.value)
+    assert "Did you mean" not in message
+    assert "registered by plugin 'published'" in message and "not 'actual'" in message
+    assert "publish it as 'actual'" in message and "[project.entry-points.botgrpo] actual =" in message
+    assert "or name its signals 'published.<signal>'" in message
+
+
+def test_a_plugin_that_matches_its_prefix_loads() -> None:
+    assert _manager("actual", "MisnamedPlugin").get_signal("actual.zero").plugin == "actual"
+
+
+def _rewards(**signal: object) -> RewardsConfig:
+    return RewardsConfig(alpha=1.0, beta=0.0, signals=[{"name": "ownpool.zero", **signal}])
+
+
+@pytest.mark.parametrize(
+    ("signal", "key"),
+    [
+        ({"workers": 2}, "workers"),  # a second pool around the plugin's own
+        ({"workers": 2, "params": {"workers": 3}}, "workers"),
+        ({"timeout_s": 3.0}, "timeout_s"),  # ignored without signal-level workers
+        ({"memory_mb": 512, "params": {"memory_mb": 256}}, "memory_mb"),
+    ],
+)
+def test_pool_keys_given_twice_name_both(signal: dict, key: str) -> None:
+    manager = _manager("ownpool", "OwnPoolPlugin")
+    with pytest.raises(ConfigError) as info:
+        check_rewards(_rewards(**signal), "run.yaml", manager)
+    message = str(info.value)
+    assert message.startswith(f"run.yaml: rewards.signals[0].{key}: signal 'ownpool.zero'")
+    assert f"Set rewards.signals[0].params.{key} instead and remove rewards.signals[0].{key}" in message
+
+
+@pytest.mark.parametrize(
+    "signal",
+    [
+        {},  # the defaults: nothing set twice
+        {"params": {"workers": 4, "timeout_s": 2.0, "memory_mb": 256}},  # the plugin's own keys only
+    ],
+)
+def test_pool_keys_once_are_fine(signal: dict) -> None:
+    check_rewards(_rewards(**signal), "run.yaml", _manager("ownpool", "OwnPoolPlugin"))
+
+
+def test_signal_level_limits_with_signal_level_workers_are_the_cores() -> None:
+    """A plugin param that only shares the name (core.regex's regex time limit) does not clash when the
+    core runs the signal in its own pool: there the signal-level timeout_s is the pool's deadline."""
+    rewards = RewardsConfig(
+        alpha=1.0,
+        beta=0.25,
+        signals=[
+            {"name": "core.exact_answer"},
+            {
+                "name": "core.regex",
+                "workers": 1,
+                "timeout_s": 3.0,
+                "params": {"pattern": "x", "timeout_s": 1.0},
+            },
+        ],
+    )
+    check_rewards(rewards, "run.yaml", PluginManager(entry_points=[]))
