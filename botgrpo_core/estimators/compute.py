@@ -62,6 +62,8 @@ def compute_advantages(
     r, m = _validate_inputs(token_rewards, mask)
     group_index, num_groups = _group_index(r.shape[0], group_size, group_ids, r.device)
     _check_options(estimator, entry.fn, options)
+    if r.shape[1] == 0:  # no tokens: nothing to credit (the estimator would index column 0)
+        return r.new_zeros(r.shape, dtype=torch.float32)
     out = entry.fn(r, m, group_index, num_groups, **options)
     if entry.builtin:
         return out if out.dtype == torch.float32 else out.float()
@@ -80,7 +82,7 @@ def _validate_inputs(token_rewards: Tensor, mask: Tensor) -> tuple[Tensor, Tenso
         )
     if not token_rewards.is_floating_point():
         raise ValueError(f"token_rewards must be floating point, got {token_rewards.dtype}")
-    r = token_rewards
+    r = token_rewards.detach()  # advantages are constants of the surrogate: never differentiate through them
     if r.dtype in (torch.float16, torch.bfloat16):
         r = r.float()  # statistics in half precision lose the spread; float32 is the working type
     m = mask if mask.dtype == torch.bool else mask != 0

@@ -121,11 +121,16 @@ def pure(
     bad = _step_bad_rows("pure", r, m, nan_policy)
     if bad is not None:
         ends = ends & ~bad[:, None]
-    logits = torch.where(ends, -r / temperature, float("-inf"))  # (B, T)
-    logits = logits - logits.amax(dim=1, keepdim=True).clamp(min=torch.finfo(r.dtype).min)  # stable softmax
+    # In float64: -r / T overflows float32 for large rewards or a tiny T (inf - inf = NaN in the softmax);
+    # a float64 logit is finite for every finite float32 reward and T >= 1e-45, and the softmax then tends
+    # to its T -> 0 limit (all weight on the smallest step reward) instead of NaN.
+    logits = torch.where(ends, -r.double() / temperature, float("-inf"))  # (B, T) float64
+    logits = (logits - logits.amax(dim=1, keepdim=True).clamp(min=torch.finfo(torch.float64).min)).clamp(
+        max=0.0
+    )
     e = torch.where(ends, logits.exp(), 0.0)  # (B, T)
-    weights = e / e.sum(dim=1, keepdim=True).clamp(min=torch.finfo(r.dtype).tiny)  # softmax over steps
-    transformed = torch.where(ends, weights * r, 0.0)  # (B, T) r*_k at step ends
+    weights = e / e.sum(dim=1, keepdim=True).clamp(min=torch.finfo(torch.float64).tiny)  # softmax over steps
+    transformed = torch.where(ends, weights * r.double(), 0.0).to(r.dtype)  # (B, T) r*_k at step ends
     returns = _rtg(transformed)  # (B, T)
     if baseline == "rloo":
         has_steps = ends.any(dim=1)  # (B,)
