@@ -6,6 +6,9 @@ STAMP  := $(VENV)/.botgrpo-installed
 PLUGIN_DIRS := $(sort $(dir $(wildcard plugins/*/pyproject.toml)))
 # Each plugin installs with its own `test` extra when it declares one.
 PLUGIN_REQS := $(foreach p,$(PLUGIN_DIRS),-e $(p:%/=%)[test])
+# The benchmark harness (`botgrpo bench`, the react task) is a plugin of its own; the core and `make demo`
+# work without it.
+BENCH_DIR := benchmarks/botgrpo_bench
 
 export HF_HUB_OFFLINE := 1
 export HF_HUB_DISABLE_TELEMETRY := 1
@@ -19,9 +22,9 @@ $(BIN)/python:
 
 # torch first, pinned to the CPU build on this machine's disk, so the ranges below resolve to it
 # instead of pulling a multi-GB CUDA build.
-$(STAMP): $(BIN)/python pyproject.toml $(wildcard plugins/*/pyproject.toml) $(wildcard plugins/*/package-lock.json)
+$(STAMP): $(BIN)/python pyproject.toml $(wildcard plugins/*/pyproject.toml) $(wildcard plugins/*/package-lock.json) $(BENCH_DIR)/pyproject.toml
 	$(BIN)/pip install --quiet torch==2.13.0
-	$(BIN)/pip install --quiet -e ".[test,trl]" $(PLUGIN_REQS)
+	$(BIN)/pip install --quiet -e ".[test,trl]" $(PLUGIN_REQS) -e "$(BENCH_DIR)[test]"
 	# botgrpo-jsx: pinned esbuild + TypeScript from its lock file (exit 2 = no Node: it falls back to tree-sitter)
 	$(BIN)/python -m botgrpo_jsx.setup || [ $$? -eq 2 ]
 	touch $(STAMP)

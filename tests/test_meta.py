@@ -18,7 +18,8 @@ from botgrpo_core.signals.hookspecs import TokenRewardSpec
 ROOT = Path(__file__).resolve().parent.parent
 
 #: Which tests exercise which hook through a real plugin. Add an entry when adding a hook:
-#: ``test_every_hook_has_a_test`` fails for a hook without one (and for entries naming missing tests).
+#: ``test_every_hook_has_a_test`` fails for a hook without one (and for entries naming missing tests);
+#: ``tests/test_docs.py`` fails for a hook without its section in docs/hooks.md.
 HOOK_TESTS: dict[str, list[str]] = {
     "botgrpo_register_signals": [
         "tests/test_plugin_template.py::test_installed_template_plugin_end_to_end",
@@ -26,6 +27,16 @@ HOOK_TESTS: dict[str, list[str]] = {
     ],
     "botgrpo_register_estimators": [
         "tests/test_cli_score.py::test_plugin_estimator_hook_is_used_by_score",
+    ],
+    "botgrpo_register_tasks": [
+        "tests/test_plugin_hooks.py::test_task_hook_makes_a_plugin_task_a_data_task",
+        "tests/test_plugin_hooks.py::test_a_task_name_has_one_home",
+        "benchmarks/botgrpo_bench/tests/test_bench_plugin.py::test_react_is_a_data_task_through_the_plugin",
+    ],
+    "botgrpo_register_commands": [
+        "tests/test_plugin_hooks.py::test_command_hook_adds_a_subcommand",
+        "tests/test_plugin_hooks.py::test_a_taken_command_name_is_reported_and_skipped",
+        "benchmarks/botgrpo_bench/tests/test_bench_plugin.py::test_bench_command_comes_from_the_plugin",
     ],
 }
 
@@ -51,7 +62,12 @@ def _test_function(node_id: str) -> tuple[str, str]:
 
 def test_every_hook_has_a_test() -> None:
     hooks = hook_names()
-    assert hooks == ["botgrpo_register_estimators", "botgrpo_register_signals"]  # the spec is read correctly
+    assert hooks == [  # the spec is read correctly
+        "botgrpo_register_commands",
+        "botgrpo_register_estimators",
+        "botgrpo_register_signals",
+        "botgrpo_register_tasks",
+    ]
     assert sorted(HOOK_TESTS) == hooks, "add the new hook and its tests to HOOK_TESTS (or drop a removed one)"
     for hook, tests in HOOK_TESTS.items():
         assert tests, f"hook {hook} has no test"

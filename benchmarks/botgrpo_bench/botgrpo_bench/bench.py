@@ -1,0 +1,196 @@
+"""``botgrpo bench BENCH.yaml``: a grid of presets x seeds x tasks from one cached warm start.
+
+A bench file (:mod:`botgrpo_bench.config`) names the tasks (each a run-file section plus the success
+metric, its target and the warm start), the methods (algorithm presets), the seeds, an optional
+alpha/beta sweep of BoT-GRPO, and the overrides ``--quick`` applies. The steps, one module each:
+
+1. warm starts (:mod:`botgrpo_bench.warm`): trained once per task and cached;
+2. the plan (:mod:`botgrpo_bench.plan`): a run file per (task, method, seed) under the fairness rules;
+3. execution (:mod:`botgrpo_bench.execute`): one process per run, ``parallel`` at a time, resumable;
+4. the report (:mod:`botgrpo_bench.report`): ``results.jsonl``, ``runs.jsonl``, ``summary.md``, plots.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from botgrpo_bench.config import BenchError, BenchFile, load_bench
+from botgrpo_bench.execute import execute
+from botgrpo_bench.plan import Job, plan
+from botgrpo_bench.warm import warm_starts
+
+
+def machine_note() -> str:
+    """One line describing this machine (for the results' provenance)."""
+    import torch
+
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return (
+        f"{os.cpu_count()} CPU cores ({cpu}), Python {platform.python_version()}, torch {torch.__version__}, "
+        f"{platform.system()} {platform.release()}"
+    )
+
+
+def _load_average() -> tuple[float, float, float] | None:
+    return os.getloadavg() if hasattr(os, "getloadavg") else None
+
+
+def run_bench(
+    bench: BenchFile, out_dir: Path, *, command: str, quick: bool, log: Callable[[str], None] = print
+) -> Path:
+    """Warm starts, the grid, the sweep, then the report; returns the results folder."""
+    from botgrpo_bench.report import write_report
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    t0 = time.perf_counter()
+    warm = warm_starts(bench, log)
+    warm_s = time.perf_counter() - t0
+    jobs = plan(bench, out_dir, warm)
+    n_grid = sum(j.group == "grid" for j in jobs)
+    log(
+        f"bench {bench.name}: {n_grid} grid runs ({len(bench.tasks)} tasks x {len(bench.methods)} methods x "
+        f"{len(bench.seeds)} seeds) + {len(jobs) - n_grid} sweep runs, {bench.parallel} at a time -> {out_dir}"
+    )
+
+    t1 = time.perf_counter()
+    results = execute(
+        jobs,
+        parallel=bench.parallel,
+        threads=bench.threads_per_run,
+        timeout_s=bench.run_timeout_s,
+        job_extra=lambda job: pass_k_request(bench, job),
+        log=log,
+        together=lambda a, b: paired(bench, a, b),
+    )
+    runs_s = time.perf_counter() - t1
+    quality = signal_quality_all(bench, warm, log) if bench.signal_quality_samples else {}
+    # one run per folder (a sweep point equal to a grid run shares its folder), failed ones included
+    ran = len({j.run_dir for j, r in zip(jobs, results, strict=True) if not r.get("reused")})
+    meta = {
+        "history": invocation_history(out_dir, command=command, runs_s=runs_s, runs_started=ran),
+        "signal_quality": quality,
+        "bench": bench.name,
+        "command": command,
+        "quick": quick,
+        "machine": machine_note(),
+        "date": time.strftime("%Y-%m-%d %H:%M %Z"),
+        "warm_start_s": warm_s,
+        "runs_s": runs_s,
+        "total_s": time.perf_counter() - t0,
+        "parallel": bench.parallel,
+        "threads_per_run": bench.threads_per_run,
+        "load_average": _load_average(),
+        "warm_starts": {k: str(v) if v else None for k, v in warm.items()},
+    }
+    write_report(bench, jobs, results, out_dir, meta)
+    failed = [j.label for j, r in zip(jobs, results, strict=True) if r.get("status") != "ok"]
+    log(f"bench {bench.name}: done in {meta['total_s'] / 60:.1f} min -> {out_dir / 'summary.md'}")
+    if failed:
+        log(f"bench {bench.name}: {len(failed)} run(s) failed: {', '.join(failed)} (see their bench.log)")
+    return out_dir
+
+
+def pass_k_request(bench: BenchFile, job: Job) -> dict[str, Any]:
+    """What the run process measures after training: Pass@k for grid runs of a task that asks for it."""
+    task = bench.tasks[job.task]
+    return {"pass_k": task.pass_k if job.group == "grid" else 0, "pass_k_prompts": task.pass_k_prompts}
+
+
+def paired(bench: BenchFile, a: Job, b: Job) -> bool:
+    """Whether two jobs are one seed's candidate and reference (they start side by side)."""
+    return (
+        a.group == b.group == "grid"
+        and (a.task, a.seed) == (b.task, b.seed)
+        and {a.method, b.method} == {bench.candidate, bench.reference}
+    )
+
+
+def invocation_history(
+    out_dir: Path, *, command: str, runs_s: float, runs_started: int
+) -> list[dict[str, Any]]:
+    """The invocations recorded in ``out_dir/meta.json``, plus this one."""
+    previous = out_dir / "meta.json"
+    old_meta = json.loads(previous.read_text(encoding="utf-8")) if previous.is_file() else {}
+    history = old_meta.get("history") or (
+        # a report written before invocations were recorded: keep what it knew
+        [{k: old_meta.get(k) for k in ("date", "command", "runs_s", "load_average")} | {"runs_started": None}]
+        if "runs_s" in old_meta
+        else []
+    )
+    history.append(
+        {
+            "date": time.strftime("%Y-%m-%d %H:%M %Z"),
+            "command": command,
+            "runs_s": runs_s,
+            "runs_started": runs_started,
+            "load_average": _load_average(),
+        }
+    )
+    return history
+
+
+def signal_quality_all(
+    bench: BenchFile, warm: dict[str, Path | None], log: Callable[[str], None]
+) -> dict[str, Any]:
+    """:func:`~botgrpo_bench.evals.signal_quality` of every task's local signals on its warm policy."""
+    from botgrpo_bench.evals import signal_quality
+
+    out: dict[str, Any] = {}
+    for name, task in bench.tasks.items():
+        path = warm.get(name)
+        if path is None:
+            continue
+        data = task.run.get("data", {})
+        try:
+            out[name] = signal_quality(
+                data.get("task", "arithmetic"),
+                data.get("task_params", {}) or {},
+                task.run["rewards"]["signals"],
+                path,
+                n=bench.signal_quality_samples,
+            )
+        except Exception as exc:  # a diagnostic: report it, never lose the bench over it
+            out[name] = {"error": f"{type(exc).__name__}: {exc}"}
+        log(f"signal quality [{name}]: {out[name]}")
+    return out
+
+
+def run_bench_command(args: argparse.Namespace) -> int:
+    """``botgrpo bench BENCH.yaml [--quick] [--output DIR] [--set k=v ...]``: 0 when every run succeeded,
+    1 when some failed, 2 for a bench-file problem."""
+    try:
+        bench = load_bench(args.bench_file, quick=bool(args.quick), overrides=args.set or [])
+    except BenchError as exc:
+        print(str(exc), file=sys.stderr)
+        return 2
+    out_dir = Path(args.output) if args.output else bench.output_dir
+    if args.quick and not args.output:
+        out_dir = out_dir.with_name(out_dir.name + "-quick")
+    command = "botgrpo bench " + " ".join(
+        [str(args.bench_file)]
+        + (["--quick"] if args.quick else [])
+        + ([f"--output {args.output}"] if args.output else [])
+        + [f"--set {s}" for s in args.set or []]
+    )
+    try:
+        run_bench(bench, out_dir, command=command, quick=bool(args.quick))
+    except BenchError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    results = [json.loads(line) for line in (out_dir / "runs.jsonl").read_text().splitlines() if line.strip()]
+    return 0 if all(r.get("status") == "ok" for r in results) else 1

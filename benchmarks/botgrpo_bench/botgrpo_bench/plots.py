@@ -1,0 +1,153 @@
+"""The bench's PNG plots: success curves per task, wall seconds per step, groups without an outcome
+spread, and the alpha/beta sweep (matplotlib, Agg backend, imported when a report is written)."""
+
+from __future__ import annotations
+
+import statistics
+from collections import defaultdict
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from botgrpo_bench.aggregate import stat
+
+if TYPE_CHECKING:
+    from botgrpo_bench.config import BenchFile
+
+Rows = Sequence[dict[str, Any]]
+
+
+def make_plots(bench: BenchFile, eval_rows: Rows, run_rows: Rows, out_dir: Path) -> dict[str, str]:
+    """PNG plots in ``out_dir``; returns ``name -> file name``."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    colors = dict(zip(bench.methods, plt.get_cmap("tab10").colors, strict=False))
+    plots: dict[str, str] = {}
+    for task_name in bench.tasks:
+        if _curves(plt, bench, task_name, eval_rows, colors, out_dir / f"curves_{task_name}.png"):
+            plots[f"curves_{task_name}"] = f"curves_{task_name}.png"
+    grid = [r for r in run_rows if r["group"] == "grid" and r["status"] == "ok"]
+    if any(r["s_per_step"] for r in grid):
+        _bars(plt, bench, grid, "s_per_step", "wall s / training step", colors, out_dir / "step_time.png")
+        plots["step_time"] = "step_time.png"
+    if any(r["outcome_zero_spread_frac"] is not None for r in grid):
+        _bars(
+            plt,
+            bench,
+            grid,
+            "outcome_zero_spread_frac",
+            "groups without outcome spread",
+            colors,
+            out_dir / "zero_spread.png",
+        )
+        plots["zero_spread"] = "zero_spread.png"
+    if bench.sweep is not None and any(r["group"] == "sweep" for r in eval_rows):
+        _sweep(plt, bench, eval_rows, run_rows, out_dir / "sweep.png")
+        plots["sweep"] = "sweep.png"
+    return plots
+
+
+def _per_step(rows: Rows, metric: str) -> dict[int, list[float]]:
+    out: dict[int, list[float]] = defaultdict(list)
+    for r in rows:
+        if metric in r:
+            out[r["step"]].append(float(r[metric]))
+    return out
+
+
+def _curves(plt: Any, bench: BenchFile, task_name: str, eval_rows: Rows, colors: dict, path: Path) -> bool:
+    """Held-out metric vs step per method (mean, min-max band over seeds); False when there is no point."""
+    task = bench.tasks[task_name]
+    rows = [r for r in eval_rows if r["group"] == "grid" and r["task"] == task_name and task.metric in r]
+    if not rows:
+        return False
+    fig, ax = plt.subplots(figsize=(7, 4.2))
+    for method in bench.methods:
+        per_step = _per_step([r for r in rows if r["method"] == method], task.metric)
+        if not per_step:
+            continue
+        steps = sorted(per_step)
+        width = 2.2 if method in (bench.candidate, bench.reference) else 1.2
+        mean = [statistics.fmean(per_step[s]) for s in steps]
+        ax.plot(steps, mean, label=method, color=colors.get(method), linewidth=width)
+        lo, hi = [min(per_step[s]) for s in steps], [max(per_step[s]) for s in steps]
+        ax.fill_between(steps, lo, hi, color=colors.get(method), alpha=0.15, linewidth=0)
+    ax.axhline(task.target, color="black", linestyle="--", linewidth=0.8, label=f"target {task.target:g}")
+    ax.set_xlabel("training step")
+    ax.set_ylabel(task.metric)
+    ax.set_title(f"{task_name}: held-out {task.metric} (mean, min-max band over seeds)")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8, ncol=2)
+    _save(plt, fig, path)
+    return True
+
+
+def _bars(plt: Any, bench: BenchFile, grid: Rows, key: str, title: str, colors: dict, path: Path) -> None:
+    """One panel per task: the mean of ``key`` per method over seeds (min-max error bars for step times)."""
+    tasks = list(bench.tasks)
+    fig, axes = plt.subplots(1, len(tasks), figsize=(4.5 * len(tasks), 3.8), squeeze=False)
+    for ax, task_name in zip(axes[0], tasks, strict=True):
+        rows = [r for r in grid if r["task"] == task_name]
+        # step times: the methods that have one; shares: every method that ran (no value plots as 0)
+        methods = [
+            m
+            for m in bench.methods
+            if any(r["method"] == m and (key != "s_per_step" or r[key]) for r in rows)
+        ]
+        stats = [stat(r[key] for r in rows if r["method"] == m) for m in methods]
+        means = [s[0] if s else 0.0 for s in stats]
+        if key == "s_per_step":
+            err = [[s[0] - s[1] if s else 0 for s in stats], [s[2] - s[0] if s else 0 for s in stats]]
+            ax.bar(methods, means, yerr=err, color=[colors.get(m) for m in methods], capsize=3)
+            ax.grid(axis="y", alpha=0.3)
+        else:  # a share
+            ax.bar(methods, means, color=[colors.get(m) for m in methods])
+            ax.set_ylim(0, 1)
+        ax.set_title(f"{task_name}: {title}")
+        ax.tick_params(axis="x", rotation=45)
+    _save(plt, fig, path)
+
+
+def _sweep(plt: Any, bench: BenchFile, eval_rows: Rows, run_rows: Rows, path: Path) -> None:
+    """The sweep's metric vs step per (alpha, beta); dotted where outcome dominance does not hold."""
+    assert bench.sweep is not None
+    sweep = [r for r in eval_rows if r["group"] == "sweep"]
+    task = bench.tasks[bench.sweep.task]
+    fig, ax = plt.subplots(figsize=(7, 4.2))
+    settings = sorted({(r["alpha"], r["beta"]) for r in sweep})
+    cmap = plt.get_cmap("viridis")
+    for i, (alpha, beta) in enumerate(settings):
+        per_step = _per_step([r for r in sweep if (r["alpha"], r["beta"]) == (alpha, beta)], task.metric)
+        steps = sorted(per_step)
+        dom = next(
+            (
+                r["dominance"]
+                for r in run_rows
+                if r["group"] == "sweep" and (r["alpha"], r["beta"]) == (alpha, beta)
+            ),
+            None,
+        )
+        style = "-" if dom and dom.get("holds") else ":"
+        ax.plot(
+            steps,
+            [statistics.fmean(per_step[s]) for s in steps],
+            style,
+            color=cmap(i / max(1, len(settings) - 1)),
+            label=f"alpha {alpha:g} beta {beta:g}{'' if style == '-' else ' (no dominance)'}",
+        )
+    ax.axhline(task.target, color="black", linestyle="--", linewidth=0.8)
+    ax.set_xlabel("training step")
+    ax.set_ylabel(task.metric)
+    ax.set_title(f"{bench.sweep.method} on {bench.sweep.task}: alpha/beta sweep (mean over seeds)")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    _save(plt, fig, path)
+
+
+def _save(plt: Any, fig: Any, path: Path) -> None:
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)

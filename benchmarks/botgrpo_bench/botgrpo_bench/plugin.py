@@ -1,0 +1,40 @@
+"""botgrpo entry point (``bench = "botgrpo_bench.plugin"``): the ``bench`` command and the ``react`` task.
+
+Only the standard library and the core's hook marker are imported here: ``botgrpo --help`` loads this
+module, so the bench loads when the command runs; the task module (pydantic only) when a run file
+names a task that is not built in.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+
+from botgrpo_core.signals.hookspecs import hookimpl
+
+
+def _run_bench(args: argparse.Namespace) -> int:
+    from botgrpo_bench.bench import run_bench_command
+
+    return run_bench_command(args)
+
+
+@hookimpl
+def botgrpo_register_commands(subparsers: argparse._SubParsersAction) -> None:
+    """``botgrpo bench BENCH.yaml [--quick] [--output DIR] [--set KEY=VALUE ...]``."""
+    p = subparsers.add_parser(
+        "bench", help="run a grid of presets x seeds x tasks from one warm start; write a results folder"
+    )
+    p.add_argument("bench_file", help="the benchmark YAML (see benchmarks/)")
+    p.add_argument("--quick", action="store_true", help="1 seed, fewer steps, 3 methods")
+    p.add_argument("--output", default=None, help="results folder (default: from the bench file)")
+    p.add_argument("--set", action="append", metavar="KEY=VALUE", help="override a key of the bench file")
+    p.set_defaults(func=_run_bench)
+
+
+@hookimpl
+def botgrpo_register_tasks(register: Callable[[str, type, type], None]) -> None:
+    """The ``react`` task (``data.task: react``): small React components, checked by the jsx plugin."""
+    from botgrpo_bench.react import ReactParams, ReactTask
+
+    register("react", ReactTask, ReactParams)
