@@ -34,11 +34,13 @@ class StepState:
     known: set[sympy.Symbol] = field(default_factory=set)  # symbols seen so far
     env: dict[sympy.Symbol, Value] = field(default_factory=dict)  # values carried (x = 3)
     prev_eq: Any = None  # the last equation with variables, as f (f = 0)
+    prev_eq_step: int = 0  # the step it was recorded in
     recent_eqs: list[Any] = field(default_factory=list)  # all equations of the last step that had any
     step_eqs: list[Any] = field(default_factory=list)  # equations of the current step
     last_side: Side | None = None  # the last side of the last chain (for continuations)
     last_value: Value | None = None  # its numeric value, if any
     seen: list[Value] = field(default_factory=list)  # numeric values of every side so far
+    cased: set[sympy.Symbol] = field(default_factory=set)  # variables given cases ("if x = 2", "x > 1")
 
 
 def to_expr(v: Any) -> Any:

@@ -57,6 +57,7 @@ class StepChecker:
         self.completion = completion
         self.prompt = prompt
         self._step_start = 0
+        self._step_index = 0
         seed = params.seed ^ zlib.crc32(completion.encode("utf-8", "replace"))
         self.rng = random.Random(seed)
         self.state = StepState()
@@ -137,6 +138,7 @@ class StepChecker:
 
     def _check_step(self, step: Piece) -> tuple[int, int, float, dict[str, Any]]:
         self._step_start = step.start
+        self._step_index += 1
         results = self._fast_arithmetic(step.text)
         if results is None:
             results = self._claims_of(step)
@@ -300,7 +302,7 @@ class StepChecker:
             head, value = sides[0].value, self._numeric(sides[1].value)
             if isinstance(head, sympy.Symbol) and value is not None:
                 self._forget(head)
-                st.env[head], st.known = value, st.known | {head}
+                st.env[head], st.known, st.cased = value, st.known | {head}, st.cased | {head}
                 st.seen.append(value)
                 shown = f"{sides[0].text} = {sides[1].text}"
                 return [{"claim": short(shown), "verdict": 0, "reason": "a case or a substitution"}]
@@ -308,6 +310,7 @@ class StepChecker:
             if side.value is not None and any(r in _ORDER for r in relations):
                 for symbol in free_symbols(side.value):
                     self._forget(symbol)
+                    st.cased.add(symbol)
         return None
 
     def _forget(self, symbol: sympy.Symbol) -> None:
@@ -382,10 +385,9 @@ class StepChecker:
                     self._record_equation(a, b, g)
                     return again
             if at_values.verdict is Verdict.FALSE and assignment(a, b) is not None:
-                # "x = 5" when x carried another value: a new binding (a summary, the next case), not a claim.
-                symbol, value = assignment(a, b)
-                st.env[symbol] = value
-                return Outcome(Verdict.UNKNOWN, f"a new value for {symbol} (it was {show(carried[symbol])})")
+                rebound = self._rebind(*assignment(a, b), g)
+                if rebound is not None:
+                    return rebound
             if at_values.verdict is not Verdict.UNKNOWN:
                 return Outcome(at_values.verdict, f"with {shown}: {at_values.reason}")
         systems: list[list[Any]] = []
@@ -409,10 +411,23 @@ class StepChecker:
             self._record_equation(a, b, g)
         return outcome
 
+    def _rebind(self, symbol: sympy.Symbol, value: Fraction, g: Any) -> Outcome | None:
+        """``x = 5`` when ``x`` carries another value: refuted only right after the equation that
+        gave the old value (``x = 4`` then ``x = 5``); after a case analysis on ``x`` or further on,
+        a new binding (a summary of cases, the next part of a problem), not a claim."""
+        st = self.state
+        recent = st.prev_eq is not None and self._step_index - st.prev_eq_step <= 1
+        related = symbol not in st.cased and recent and symbol in free_symbols(st.prev_eq)
+        if related and implied([[st.prev_eq]], g, self.limits, self.rng).verdict is Verdict.FALSE:
+            return None  # the caller refutes it at the carried value
+        old = st.env[symbol]
+        st.env[symbol] = value
+        return Outcome(Verdict.UNKNOWN, f"a new value for {symbol} (it was {show(old)})")
+
     def _record_equation(self, a: Side, b: Side, g: Any) -> None:
         """Remember the equation; ``x = 3`` also carries the value 3 for x."""
         st = self.state
-        st.prev_eq = g
+        st.prev_eq, st.prev_eq_step = g, self._step_index
         st.step_eqs.append(g)
         for lhs, rhs in ((a, b), (b, a)):
             if isinstance(lhs.value, sympy.Symbol):

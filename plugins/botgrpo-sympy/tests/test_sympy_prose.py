@@ -113,6 +113,13 @@ def test_labels_agree_with_the_independent_reference(corpus: list[dict]) -> None
             "$x^2 = 9$, so $x = 3$.\nThe other solution is $x = -3$.\nThe solutions are $x = 3$ and $x = -3$.",
             [0, 0, 0],
         ),
+        ("a value right after its equation", "5x = 20\nx = 4\nx = 5", [0, 1, -1]),
+        (
+            "a summary of cases",
+            "If $x > 1$, then $x - 1 = 4$, so $x = 5$.\nIf $x < 1$, then $1 - x = 4$, so $x = -3$.\n"
+            "The solutions are $x = 5$ and $x = -3$.",
+            [1, 1, 1],  # x = 5 is a new binding (0), x = -3 follows from the last equation (+1)
+        ),
         ("condition", "x = 2\nIf $x > 3$, then it fails.\nCheck: $4 > 3$.\nCheck: $2 > 3$.", [0, 0, 1, -1]),
         (
             "chain with given equations",
