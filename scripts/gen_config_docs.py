@@ -44,9 +44,9 @@ items go in brackets, as the error messages print them: by index (`rewards.signa
 (`rewards.signals[sympy.steps].weight=2`; a name has dots, so it is always bracketed).
 
 Run files are read strictly: a key given twice in one mapping, YAML aliases that expand past 100,000 values,
-nesting deeper than 64 levels and text that is not UTF-8 are errors naming the line; a number field takes
-numbers only (YAML reads `yes`/`no`/`on`/`off` as booleans), refuses `.nan` and `.inf`, and a boolean field
-takes `true`/`false` only. A minimal file needs only `rewards`:
+nesting deeper than 64 levels and text that is not UTF-8 are errors naming the line. A number field (signals'
+`params` included) takes numbers only (YAML reads `yes`/`no`/`on`/`off` as booleans) and refuses `.nan` and
+`.inf`; a boolean field takes `true`/`false` only. A minimal file needs only `rewards`:
 
 ```yaml
 rewards:

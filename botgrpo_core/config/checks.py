@@ -10,6 +10,7 @@ from pydantic import BaseModel, ValidationError
 
 from botgrpo_core.config.errors import ConfigError, OutcomeDominanceWarning, _path, bounded_repr
 from botgrpo_core.config.models import RewardsConfig, RunConfig, SignalConfig
+from botgrpo_core.config.sections import scalar_problems
 
 
 # --- semantic checks ---------------------------------------------------------------------------------------------------
@@ -100,6 +101,12 @@ def validate_params(registered: Any, signal: SignalConfig, path: str) -> BaseMod
         raise ConfigError(
             f"{path}.{key}: signal {signal.name!r} (plugin {registered.distribution}) has its own {key} param; "
             f"{why}. Set {own} instead and remove {path}.{key}"
+        )
+    scalars = scalar_problems(registered.spec.params_model, signal.params, f"{path}.params")
+    if scalars:
+        key, problem = scalars[0]
+        raise ConfigError(
+            f"{key}: {problem} (signal {signal.name!r}, plugin {registered.distribution}); fix the value"
         )
     try:
         return registered.spec.params_model.model_validate(signal.params)

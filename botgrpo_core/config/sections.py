@@ -6,6 +6,7 @@ composes them with the reward and algorithm sections. Importing this module must
 
 from __future__ import annotations
 
+import math
 import os
 import types
 import typing
@@ -20,20 +21,58 @@ MAX_INT = 2**63 - 1
 MAX_SEED = 2**32 - 1
 
 
-def _scalar_types(annotation: Any) -> set[type]:
-    """``float | None`` -> {float, NoneType}; other annotations -> their own type (empty for containers)."""
+_SCALARS = (bool, int, float, type(None))
+
+
+def _members(annotation: Any) -> tuple[Any, ...]:
+    """``float | None`` -> ``(float, NoneType)``; any other annotation -> ``(annotation,)``."""
     if typing.get_origin(annotation) in (typing.Union, types.UnionType):
-        return set().union(*(_scalar_types(a) for a in typing.get_args(annotation)))
-    return {annotation} if annotation in (bool, int, float, type(None)) else set()
+        return tuple(m for a in typing.get_args(annotation) for m in _members(a))
+    return (annotation,)
+
+
+def scalar_problem(annotation: Any, value: Any) -> str | None:
+    """Why ``value`` does not fit a number or boolean field typed ``annotation`` (``None`` if it does, or
+    if the field is neither), beyond what pydantic checks: YAML reads ``yes``/``no``/``on``/``off`` as
+    booleans, which pydantic would take as ``1.0``/``0`` in a number field, and it would read ``1`` or
+    ``"no"`` as booleans. Also ints past int64 and, in float fields, NaN and inf (``.nan``, ``.inf``)."""
+    members = _members(annotation)
+    numeric = int in members or float in members
+    if bool in members and all(m in _SCALARS for m in members) and not isinstance(value, bool):
+        return None if value is None else "expected true or false"
+    if numeric and isinstance(value, bool):
+        return (
+            f"expected a number, got the boolean {str(value).lower()} (YAML reads yes/no/on/off as booleans)"
+        )
+    if numeric and isinstance(value, int) and abs(value) > MAX_INT:
+        return f"the number is too large (at most {MAX_INT})"
+    if float in members and isinstance(value, float) and not math.isfinite(value):
+        return f"expected a finite number, got {value}"
+    return None
+
+
+def scalar_problems(model: type[BaseModel], data: Any, path: str) -> list[tuple[str, str]]:
+    """``(key path, problem)`` of every :func:`scalar_problem` in ``data`` validated as ``model``, nested
+    models included: the run file's rule applied to a plugin's params model without changing the plugin."""
+    if not isinstance(data, dict):
+        return []
+    out = []
+    for key, value in data.items():
+        field = model.model_fields.get(str(key))
+        if field is None:
+            continue  # an unknown key: the model's own validation names it
+        problem = scalar_problem(field.annotation, value)
+        if problem:
+            out.append((f"{path}.{key}", problem))
+        for member in _members(field.annotation):
+            if isinstance(member, type) and issubclass(member, BaseModel):
+                out += scalar_problems(member, value, f"{path}.{key}")
+    return out
 
 
 class RunFileModel(BaseModel):
-    """Base of every run-file section: unknown keys, NaN/inf, and YAML's surprising coercions are errors.
-
-    YAML reads ``yes``/``no``/``on``/``off`` as booleans and pydantic would turn them into ``1.0``/``0``
-    in a number field, or read ``1`` and ``"no"`` as booleans: a number field takes numbers only (no
-    booleans, within ``MAX_INT``), a boolean field takes ``true``/``false`` only.
-    """
+    """Base of every run-file section: unknown keys, NaN/inf and YAML's surprising coercions are errors
+    (:func:`scalar_problem`)."""
 
     model_config = ConfigDict(extra="forbid", validate_assignment=True, allow_inf_nan=False)
 
@@ -41,16 +80,9 @@ class RunFileModel(BaseModel):
     @classmethod
     def _plain_scalars(cls, value: Any, info: ValidationInfo) -> Any:
         field = cls.model_fields.get(info.field_name or "")
-        kinds = _scalar_types(field.annotation) if field is not None else set()
-        if bool in kinds:
-            if not isinstance(value, bool) and value is not None:
-                raise ValueError("expected true or false")
-        elif kinds & {int, float} and isinstance(value, bool):
-            raise ValueError(
-                f"expected a number, got the boolean {str(value).lower()} (YAML reads yes/no/on/off as booleans)"
-            )
-        elif kinds & {int, float} and isinstance(value, int) and abs(value) > MAX_INT:
-            raise ValueError(f"the number is too large (at most {MAX_INT})")
+        problem = scalar_problem(field.annotation, value) if field is not None else None
+        if problem:
+            raise ValueError(problem)
         return value
 
 

@@ -10,10 +10,18 @@ import botgrpo_core
 from botgrpo_core.signals import Sample, SignalSpec, Span
 
 
+class Inner(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    ratio: float = 0.5
+    strict: bool = False
+    label: bool | str = "x"  # a union with text: any string is fine here
+
+
 class OwnPoolParams(BaseModel):
     """Params of a signal that runs its own processes (as botgrpo-sympy's do)."""
 
     model_config = ConfigDict(extra="forbid")
+    inner: Inner = Field(default_factory=Inner)
     workers: int = Field(2, ge=1)
     timeout_s: float = Field(5.0, gt=0)
     memory_mb: int = Field(1024, gt=0)

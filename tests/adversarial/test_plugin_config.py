@@ -85,3 +85,23 @@ def test_signal_level_limits_with_signal_level_workers_are_the_cores() -> None:
         ],
     )
     check_rewards(rewards, "run.yaml", PluginManager(entry_points=[]))
+
+
+@pytest.mark.parametrize(
+    ("params", "message"),
+    [
+        ({"inner": {"ratio": float("inf")}}, r"params\.inner\.ratio: expected a finite number, got inf"),
+        ({"inner": {"strict": "no"}}, r"params\.inner\.strict: expected true or false"),
+        ({"timeout_s": True}, r"params\.timeout_s: expected a number, got the boolean true"),
+        ({"workers": 2**64}, r"params\.workers: the number is too large"),
+    ],
+)
+def test_plugin_params_get_the_run_files_scalar_rules(params: dict, message: str) -> None:
+    """A plugin's own params model (no allow_inf_nan=False, lax bools) is held to the run file's rule."""
+    with pytest.raises(ConfigError, match=message + r".* \(signal 'ownpool\.zero', plugin"):
+        check_rewards(_rewards(params=params), "run.yaml", _manager("ownpool", "OwnPoolPlugin"))
+
+
+def test_plugin_params_keep_their_own_types() -> None:
+    params = {"inner": {"ratio": 2, "strict": True, "label": "anything"}, "workers": 3}
+    check_rewards(_rewards(params=params), "run.yaml", _manager("ownpool", "OwnPoolPlugin"))

@@ -165,6 +165,24 @@ CASES: list[tuple[str, str | bytes, list[str], str]] = [
     ("no-namespace", _with("name: core.regex", "name: regex"), [], r"rewards\.signals\[1\]\.name"),
     ("typo", _with("steps: 10", "stpes: 10"), [], r"training\.stpes: unknown key; did you mean 'steps'"),
     (
+        "plugin-param-nan",
+        _with("value: -1.0}", "value: .nan}"),
+        [],
+        r"rewards\.signals\[1\]\.params\.value: expected a finite number, got nan \(signal 'core\.regex'",
+    ),
+    (
+        "plugin-param-inf",
+        _with("value: -1.0}", "value: -1.0, timeout_s: .inf}"),
+        [],
+        r"rewards\.signals\[1\]\.params\.timeout_s: expected a finite number",
+    ),
+    (
+        "plugin-param-yes",
+        _with("value: -1.0}", "value: yes}"),
+        [],
+        r"rewards\.signals\[1\]\.params\.value: expected a number, got the boolean true",
+    ),
+    (
         "set-index-99",
         BASE,
         ["rewards.signals.99.weight=1"],
