@@ -111,7 +111,7 @@ def test_a_task_name_has_one_home(manager: PluginManager) -> None:
         registered_plugin(ArithmeticAgainPlugin(), name="again", manager=manager),
         pytest.raises(PluginError, match=clash),
     ):
-        manager.tasks()
+        get_task("count")  # a name that is not built in asks the plugins, which finds the clash
 
     class OtherCount(CountTask):
         pass
@@ -124,7 +124,7 @@ def test_a_task_name_has_one_home(manager: PluginManager) -> None:
     with (
         registered_plugin(TaskPlugin(), name="one", manager=manager),
         registered_plugin(OtherPlugin(), name="two", manager=manager),
-        pytest.raises(PluginError, match="task 'count' is registered by both plugin '(one|two)'"),
+        pytest.raises(PluginError, match="task 'count' is registered by both plugin '(one|two)' and plugin"),
     ):
         manager.tasks()
 

@@ -319,10 +319,9 @@ class PluginManager:
     def tasks(self) -> dict[str, RegisteredTask]:
         """Every task the loaded plugins register (``botgrpo_register_tasks``); loads every allowed plugin.
 
-        :raises PluginError: two plugins register the same task name.
+        :raises PluginError: two plugins register the same task name (:mod:`botgrpo_core.tasks` checks
+            the built-in names).
         """
-        from botgrpo_core.tasks import TASKS
-
         self.load_all()
         found: dict[str, RegisteredTask] = {}
         for plugin in self._pm.get_plugins():
@@ -341,11 +340,10 @@ class PluginManager:
                 _dist: str = info.distribution if info is not None else plugin_name,
             ) -> None:
                 previous = found.get(name)
-                if name in TASKS or (previous is not None and previous.task_class is not task_class):
-                    other = f"plugin {previous.plugin!r}" if previous is not None else BUILTIN_DISTRIBUTION
+                if previous is not None and previous.task_class is not task_class:
                     raise PluginError(
-                        f"task {name!r} is registered by both {other} and plugin {_plugin!r} ({_dist}); "
-                        f"rename it in the plugin, or limit loading with {ALLOWLIST_ENV}"
+                        f"task {name!r} is registered by both plugin {previous.plugin!r} and plugin "
+                        f"{_plugin!r} ({_dist}); rename it in one of them, or limit loading with {ALLOWLIST_ENV}"
                     )
                 found[name] = RegisteredTask(task_class, params_model, _plugin, _dist)
 

@@ -23,17 +23,40 @@ MORE_TASKS = (
     "plugins add tasks (botgrpo_register_tasks); e.g. botgrpo-bench (benchmarks/botgrpo_bench) adds 'react'"
 )
 
-__all__ = ["TASKS", "ArithmeticParams", "ArithmeticTask", "available_tasks", "get_task", "task_entry"]
+__all__ = [
+    "TASKS",
+    "ArithmeticParams",
+    "ArithmeticTask",
+    "available_tasks",
+    "get_task",
+    "plugin_tasks",
+    "task_entry",
+]
+
+
+def plugin_tasks() -> dict[str, Any]:
+    """The tasks installed plugins register (``botgrpo_register_tasks``), by name.
+
+    :raises PluginError: a plugin registers a built-in name, or two plugins the same name.
+    """
+    from botgrpo_core.signals.manager import BUILTIN_DISTRIBUTION, PluginError, get_plugin_manager
+
+    registered = get_plugin_manager().tasks()
+    for name, t in registered.items():
+        if name in TASKS:
+            raise PluginError(
+                f"task {name!r} is registered by both {BUILTIN_DISTRIBUTION} and plugin {t.plugin!r} "
+                f"({t.distribution}); rename it in the plugin"
+            )
+    return registered
 
 
 def available_tasks() -> dict[str, str]:
     """``task name -> distribution`` of the built-in tasks and of those installed plugins register."""
-    from botgrpo_core.signals.manager import BUILTIN_DISTRIBUTION, get_plugin_manager
+    from botgrpo_core.signals.manager import BUILTIN_DISTRIBUTION
 
-    registered = get_plugin_manager().tasks()
-    return {name: BUILTIN_DISTRIBUTION for name in TASKS} | {
-        name: t.distribution for name, t in registered.items() if name not in TASKS
-    }
+    builtin = {name: BUILTIN_DISTRIBUTION for name in TASKS}
+    return builtin | {name: t.distribution for name, t in plugin_tasks().items()}
 
 
 def task_entry(name: str) -> tuple[type, type[BaseModel]]:
@@ -43,9 +66,7 @@ def task_entry(name: str) -> tuple[type, type[BaseModel]]:
     """
     if name in TASKS:
         return TASKS[name]
-    from botgrpo_core.signals.manager import get_plugin_manager
-
-    registered = get_plugin_manager().tasks()
+    registered = plugin_tasks()
     if name in registered:
         return registered[name].task_class, registered[name].params_model
     known = ", ".join(f"{n} ({d})" for n, d in sorted(available_tasks().items()))
