@@ -259,8 +259,8 @@ def run_training(
     output_dir = Path(config.training.output_dir)
     is_main = int(os.environ.get("RANK", "0")) == 0
 
-    setup = _checked_setup(config, log if is_main else _silent)
     check_output_dir(output_dir, resume=resume, overwrite=overwrite)  # every rank raises alike
+    setup = _checked_setup(config, log if is_main else _silent)
     resume_from = last_checkpoint(output_dir, log if is_main else _silent) if resume else None
     with StopOnSignal(log) as stop:
         try:
@@ -273,22 +273,29 @@ def run_training(
                 model_s = time.time() - model_start  # the warm start, when it is not cached
             model, tokenizer = load_model(config, source)
             ctx = _start_metrics(config, setup, model, tokenizer, resume_from, is_main, log)
-            trainer = _make_trainer(ctx, setup, [*callbacks, stop.callback(lambda: ctx.trainer)])
+            _make_trainer(ctx, setup, [*callbacks, stop.callback(lambda: ctx.trainer)])
             _train(ctx, setup, resume_from, progress, stop)
+            if stop.signum is None:
+                return _finish(ctx, setup, start, overrides, model_s)
         except KeyboardInterrupt:
             setup.mixture.close()
-            raise _interrupted(stop.signum or signal.SIGINT, output_dir) from None
-    if stop.signum is not None:  # saved at the end of the step, then stopped
-        raise _interrupted(stop.signum, output_dir)
-    if is_main:
-        trainer.save_model(str(output_dir / FINAL_MODEL_DIR))
-    summary = _summary(config, ctx, setup.preset, start, overrides)
+        raise _interrupted(stop.signum or signal.SIGINT, output_dir) from None
+
+
+def _finish(
+    ctx: _RunContext, setup: _Setup, start: float, overrides: Sequence[str], model_s: float
+) -> dict[str, Any]:
+    """After the last step: the final model, the plots and ``summary.json`` (main process); the summary."""
+    output_dir = Path(ctx.config.training.output_dir)
+    if ctx.is_main:
+        ctx.trainer.save_model(str(output_dir / FINAL_MODEL_DIR))
+    summary = _summary(ctx.config, ctx, setup.preset, start, overrides)
     summary["model_prep_s"] = round(model_s, 1)
-    if is_main:
-        if config.training.plots:
+    if ctx.is_main:
+        if ctx.config.training.plots:
             summary["plots"] = write_plots(output_dir, ctx.metrics.read())
         (output_dir / SUMMARY_FILE).write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
-        log(format_report(summary))
+        ctx.log(format_report(summary))
     return summary
 
 
