@@ -126,7 +126,7 @@ def test_a_task_name_has_one_home(manager: PluginManager) -> None:
         registered_plugin(OtherPlugin(), name="two", manager=manager),
         pytest.raises(PluginError, match="task 'count' is registered by both plugin '(one|two)' and plugin"),
     ):
-        manager.tasks()
+        available_tasks()
 
 
 def test_command_hook_adds_a_subcommand(manager: PluginManager, capsys: pytest.CaptureFixture[str]) -> None:

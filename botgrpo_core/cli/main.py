@@ -15,12 +15,13 @@ from collections.abc import Sequence
 
 def _cmd_plugins(args: argparse.Namespace) -> int:
     from botgrpo_core.signals.manager import PluginError, get_plugin_manager
+    from botgrpo_core.tasks import plugin_tasks
 
     manager = get_plugin_manager()
     manager.load_all()
     registered = manager.signals()
     try:
-        tasks = manager.tasks()
+        tasks = plugin_tasks()
     except PluginError as exc:  # two plugins claim one task name: list the rest, say which
         print(f"warning: {exc}", file=sys.stderr)
         tasks = {}
@@ -218,11 +219,35 @@ def build_parser(*, plugin_commands: bool = True) -> argparse.ArgumentParser:
     p.set_defaults(func=_cmd_train)
 
     if plugin_commands:
-        from botgrpo_core.signals.manager import get_plugin_manager
-
-        for problem in get_plugin_manager().register_commands(sub):
+        for problem in add_plugin_commands(sub):
             print(f"warning: {problem}", file=sys.stderr)
     return parser
+
+
+def add_plugin_commands(subparsers: argparse._SubParsersAction) -> list[str]:
+    """Let every allowed plugin add sub-commands (``botgrpo_register_commands``); returns the problems.
+
+    A plugin whose hook fails (a name already taken, a bug) is skipped with a message naming it, and
+    the other commands still work.
+    """
+    from botgrpo_core.signals.manager import get_plugin_manager
+
+    problems = []
+    for plugin, distribution, caller in get_plugin_manager().each_plugin("botgrpo_register_commands"):
+        before = dict(subparsers.choices)
+        try:
+            caller(subparsers=subparsers)
+        except Exception as exc:  # argparse.ArgumentError for a taken name, or the plugin's own bug
+            problems.append(
+                f"plugin {plugin!r} ({distribution}) could not add its commands: {type(exc).__name__}: {exc}"
+            )
+        replaced = sorted(n for n, p in before.items() if subparsers.choices.get(n) is not p)
+        if replaced:  # Python < 3.11 lets add_parser replace a command silently: put it back
+            subparsers.choices.update({n: before[n] for n in replaced})
+            problems.append(
+                f"plugin {plugin!r} ({distribution}) tried to replace {', '.join(replaced)}; rename its command"
+            )
+    return problems
 
 
 def main(argv: Sequence[str] | None = None) -> int:

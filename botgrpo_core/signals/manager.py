@@ -12,7 +12,7 @@ from __future__ import annotations
 import difflib
 import os
 import traceback
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from importlib import metadata
 from typing import Any
@@ -274,19 +274,24 @@ class PluginManager:
             "Install the plugin that provides it (e.g. pip install botgrpo-<namespace>)."
         )
 
+    def each_plugin(self, hook: str) -> Iterator[tuple[str, str, Any]]:
+        """``(plugin name, distribution, caller of hook for that plugin alone)`` of every allowed plugin
+        (all loaded first): results are told apart by plugin, so a clash can name both."""
+        self.load_all()
+        plugins = self._pm.get_plugins()
+        for plugin in plugins:
+            name = self._pm.get_name(plugin) or repr(plugin)
+            info = self._plugins.get(name)
+            others = [p for p in plugins if p is not plugin]
+            yield name, info.distribution if info else name, self._pm.subset_hook_caller(hook, others)
+
     def estimator_functions(self) -> dict[str, tuple[Any, str]]:
         """``{name: (fn, plugin)}`` of every estimator the loaded plugins register (no torch needed).
 
         :raises PluginError: two plugins register the same name.
         """
-        self.load_all()
         found: dict[str, tuple[Any, str]] = {}
-        for plugin in self._pm.get_plugins():
-            plugin_name = self._pm.get_name(plugin) or repr(plugin)
-            caller = self._pm.subset_hook_caller(
-                "botgrpo_register_estimators",
-                remove_plugins=[p for p in self._pm.get_plugins() if p is not plugin],
-            )
+        for plugin_name, _, caller in self.each_plugin("botgrpo_register_estimators"):
 
             def _collect(name: str, fn: Any, _plugin: str = plugin_name) -> None:
                 if name in found and found[name][0] is not fn:
@@ -315,79 +320,6 @@ class PluginManager:
                     "estimator (a built-in or another plugin's); rename it in the plugin"
                 )
             register_estimator(name, fn)
-
-    def tasks(self) -> dict[str, RegisteredTask]:
-        """Every task the loaded plugins register (``botgrpo_register_tasks``); loads every allowed plugin.
-
-        :raises PluginError: two plugins register the same task name (:mod:`botgrpo_core.tasks` checks
-            the built-in names).
-        """
-        self.load_all()
-        found: dict[str, RegisteredTask] = {}
-        for plugin in self._pm.get_plugins():
-            plugin_name = self._pm.get_name(plugin) or repr(plugin)
-            info = self._plugins.get(plugin_name)
-            caller = self._pm.subset_hook_caller(
-                "botgrpo_register_tasks",
-                remove_plugins=[p for p in self._pm.get_plugins() if p is not plugin],
-            )
-
-            def _collect(
-                name: str,
-                task_class: type,
-                params_model: type,
-                _plugin: str = plugin_name,
-                _dist: str = info.distribution if info is not None else plugin_name,
-            ) -> None:
-                previous = found.get(name)
-                if previous is not None and previous.task_class is not task_class:
-                    raise PluginError(
-                        f"task {name!r} is registered by both plugin {previous.plugin!r} and plugin "
-                        f"{_plugin!r} ({_dist}); rename it in one of them, or limit loading with {ALLOWLIST_ENV}"
-                    )
-                found[name] = RegisteredTask(task_class, params_model, _plugin, _dist)
-
-            caller(register=_collect)
-        return found
-
-    def register_commands(self, subparsers: Any) -> list[str]:
-        """Let every allowed plugin add ``botgrpo`` sub-commands (``botgrpo_register_commands``).
-
-        A plugin whose hook fails (a name already taken, a bug) is skipped: the message, naming the
-        plugin, is returned for the CLI to print on stderr, and the other commands still work.
-        """
-        self.load_all()
-        problems = []
-        for plugin in self._pm.get_plugins():
-            plugin_name = self._pm.get_name(plugin) or repr(plugin)
-            caller = self._pm.subset_hook_caller(
-                "botgrpo_register_commands",
-                remove_plugins=[p for p in self._pm.get_plugins() if p is not plugin],
-            )
-            info = self._plugins.get(plugin_name)
-            who = f"plugin {plugin_name!r} ({info.distribution if info is not None else plugin_name})"
-            before = dict(subparsers.choices)
-            try:
-                caller(subparsers=subparsers)
-            except Exception as exc:  # argparse.ArgumentError for a taken name, or the plugin's own bug
-                problems.append(f"{who} could not add its commands: {type(exc).__name__}: {exc}")
-            replaced = sorted(n for n, p in before.items() if subparsers.choices.get(n) is not p)
-            if replaced:  # Python < 3.11 lets add_parser replace a command silently: put it back
-                subparsers.choices.update({n: before[n] for n in replaced})
-                problems.append(
-                    f"{who} tried to replace the command(s) {', '.join(replaced)}; rename its command"
-                )
-        return problems
-
-
-@dataclass(frozen=True)
-class RegisteredTask:
-    """A task a plugin registers: its class, its params model and where it comes from."""
-
-    task_class: type
-    params_model: type
-    plugin: str
-    distribution: str
 
 
 _default: PluginManager | None = None

@@ -9,6 +9,7 @@ only when a run names a task that is not built in.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
@@ -27,6 +28,7 @@ __all__ = [
     "TASKS",
     "ArithmeticParams",
     "ArithmeticTask",
+    "RegisteredTask",
     "available_tasks",
     "get_task",
     "plugin_tasks",
@@ -34,21 +36,49 @@ __all__ = [
 ]
 
 
-def plugin_tasks() -> dict[str, Any]:
-    """The tasks installed plugins register (``botgrpo_register_tasks``), by name.
+@dataclass(frozen=True)
+class RegisteredTask:
+    """A task a plugin registers: its class, its params model and where it comes from."""
+
+    task_class: type
+    params_model: type[BaseModel]
+    plugin: str
+    distribution: str
+
+
+def plugin_tasks() -> dict[str, RegisteredTask]:
+    """The tasks installed plugins register (``botgrpo_register_tasks``), by name; loads every allowed plugin.
 
     :raises PluginError: a plugin registers a built-in name, or two plugins the same name.
     """
-    from botgrpo_core.signals.manager import BUILTIN_DISTRIBUTION, PluginError, get_plugin_manager
+    from botgrpo_core.signals.manager import (
+        ALLOWLIST_ENV,
+        BUILTIN_DISTRIBUTION,
+        PluginError,
+        get_plugin_manager,
+    )
 
-    registered = get_plugin_manager().tasks()
-    for name, t in registered.items():
-        if name in TASKS:
-            raise PluginError(
-                f"task {name!r} is registered by both {BUILTIN_DISTRIBUTION} and plugin {t.plugin!r} "
-                f"({t.distribution}); rename it in the plugin"
-            )
-    return registered
+    found: dict[str, RegisteredTask] = {}
+    for plugin, distribution, caller in get_plugin_manager().each_plugin("botgrpo_register_tasks"):
+
+        def collect(
+            name: str,
+            task_class: type,
+            params_model: type[BaseModel],
+            _p: str = plugin,
+            _d: str = distribution,
+        ) -> None:
+            previous = found.get(name)
+            if name in TASKS or (previous is not None and previous.task_class is not task_class):
+                other = f"plugin {previous.plugin!r}" if previous is not None else BUILTIN_DISTRIBUTION
+                raise PluginError(
+                    f"task {name!r} is registered by both {other} and plugin {_p!r} ({_d}); rename it in the "
+                    f"plugin, or limit loading with {ALLOWLIST_ENV}"
+                )
+            found[name] = RegisteredTask(task_class, params_model, _p, _d)
+
+        caller(register=collect)
+    return found
 
 
 def available_tasks() -> dict[str, str]:

@@ -65,11 +65,11 @@ def test_react_is_a_data_task_through_the_plugin(monkeypatch: pytest.MonkeyPatch
     from botgrpo_core.config.loading import parse_config
     from botgrpo_core.engine.data import load_data
     from botgrpo_core.signals import manager as plugins
-    from botgrpo_core.tasks import available_tasks
+    from botgrpo_core.tasks import available_tasks, plugin_tasks
 
     monkeypatch.setattr(plugins, "_default", None)  # a fresh manager over the installed entry points
     assert available_tasks()["react"] == "botgrpo-bench"
-    assert plugins.get_plugin_manager().tasks()["react"].plugin == "bench"
+    assert plugin_tasks()["react"].plugin == "bench"
     config = parse_config(
         {
             "data": {"source": "task", "task": "react", "task_params": {"error_rate": 0.2}, "eval_size": 3},
