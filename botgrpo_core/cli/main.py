@@ -138,11 +138,13 @@ def _cmd_train(args: argparse.Namespace) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except RunInterrupted as exc:  # one line, no traceback: what was saved and the command that continues
+        import os
         import shlex
 
         again = ["botgrpo", "train", args.run_file, *(f"--set={s}" for s in args.set or [])]
         again.append("--resume" if exc.checkpoint else "--overwrite")
-        print(f"botgrpo: {exc}: {shlex.join(again)}", file=sys.stderr)
+        if os.environ.get("RANK", "0") == "0":  # once, not from every process of a launch
+            print(f"botgrpo: {exc}: {shlex.join(again)}", file=sys.stderr)
         return exc.exit_code
     return 0
 
