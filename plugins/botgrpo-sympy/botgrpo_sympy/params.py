@@ -84,9 +84,11 @@ class StepsParams(_Common):
     check_answer_line: bool = Field(
         True,
         description="a step that only states the final answer is +1 if it equals the last result above, "
-        "-1 if it is a number that appears nowhere above, else 0",
+        "-1 if it is a number that appears nowhere above (prose and the prompt included), else 0",
     )
-    max_steps: int = Field(300, ge=1, description="steps after this many get 0 without being checked")
+    max_steps: int = Field(
+        300, ge=1, description="steps after this many are not checked: one 0 span covers them all"
+    )
     max_step_chars: int = Field(2000, ge=1, description="a longer step gets 0 without being checked")
     max_claims_per_step: int = Field(20, ge=1, description="relation chains checked per step (the rest: 0)")
     accept_rounding: bool = Field(

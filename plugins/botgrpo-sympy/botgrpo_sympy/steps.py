@@ -173,7 +173,11 @@ class StepChecker:
         if not claims:
             answer = extract_answer(step.text, self.params.answer_pattern)
             if answer is not None and self.params.check_answer_line:
-                results.append(self._check_answer_line(answer.text))
+                try:
+                    results.append(self._check_answer_line(answer.text))
+                except _CLAIM_FAILURES as exc:
+                    reason = f"not checked: {type(exc).__name__}"
+                    results.append({"claim": short(f"answer {answer.text}"), "verdict": 0, "reason": reason})
         lead_start = step.start
         for claim in claims:
             prefix = step.text[: claim.sides[0].start - step.start]
