@@ -22,7 +22,7 @@ from botgrpo_core.engine.setup import TrainingSetupError
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _run_file(tmp_path: Path, **training: object) -> Path:
+def _run_file(tmp_path: Path, workers: int = 0, **training: object) -> Path:
     """A run file with the core's built-in signals (no test plugin: a subprocess can load it too)."""
     run = {
         "model": {"name_or_path": "tiny", "tiny": {"hidden_size": 32, "num_layers": 1, "num_heads": 2}},
@@ -33,7 +33,7 @@ def _run_file(tmp_path: Path, **training: object) -> Path:
             "beta": 0.25,
             "signals": [
                 {"name": "core.exact_answer"},
-                {"name": "core.regex", "params": {"pattern": r"\d+", "value": 1.0}},
+                {"name": "core.regex", "params": {"pattern": r"\d+", "value": 1.0}, "workers": workers},
             ],
         },
         "training": {
@@ -119,12 +119,20 @@ def _start(run_file: Path) -> subprocess.Popen[str]:
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        start_new_session=True,  # its own process group, as a terminal's foreground job has
     )
 
 
-@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
-def test_a_signal_stops_a_real_run_after_saving_a_checkpoint(tmp_path, signum):
-    run_file, out = _run_file(tmp_path, steps=1000, save_every=1, plots=False), tmp_path / "run"
+@pytest.mark.parametrize(
+    ("signum", "group"),
+    [(signal.SIGINT, True), (signal.SIGTERM, False)],
+    ids=["Ctrl-C to the process group, signal workers running", "SIGTERM to the trainer"],
+)
+def test_a_signal_stops_a_real_run_after_saving_a_checkpoint(tmp_path, signum, group):
+    """Ctrl-C in a terminal reaches every process of the job (the trainer and its signal workers); a
+    scheduler's SIGTERM reaches the trainer. Either way: one line, no traceback, a complete checkpoint."""
+    run_file = _run_file(tmp_path, workers=1 if group else 0, steps=1000, save_every=1, plots=False)
+    out = tmp_path / "run"
     proc = _start(run_file)
     try:
         deadline = time.monotonic() + 90
@@ -132,7 +140,10 @@ def test_a_signal_stops_a_real_run_after_saving_a_checkpoint(tmp_path, signum):
             assert proc.poll() is None, proc.communicate()[1][-3000:]
             assert time.monotonic() < deadline, "no first checkpoint within 90 s"
             time.sleep(0.2)
-        proc.send_signal(signum)
+        if group:
+            os.killpg(proc.pid, signum)
+        else:
+            proc.send_signal(signum)
         _, err = proc.communicate(timeout=60)
     finally:
         if proc.poll() is None:
