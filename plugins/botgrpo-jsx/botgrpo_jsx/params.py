@@ -101,3 +101,19 @@ class RulesParams(CommonParams):
         description="auto: the row field `require_export` if present, else whether the prompt asks for an export",
     )
     export_field: str = Field("require_export", description="row field that overrides the prompt for exports")
+
+
+class RendersParams(CommonParams):
+    """``jsx.renders`` / ``jsx.render_errors``: render the component with React in a sandbox."""
+
+    memory_mb: int = Field(
+        1024, ge=768, description="address-space limit of each render process (Node needs ~700 MB to start)"
+    )
+    max_nesting: int = Field(2000, gt=0, description="code nested deeper is not compiled (renders -> 0)")
+    parallel: int = Field(2, gt=0, description="render processes at once (one fresh process per sample)")
+    props_field: str = Field(
+        "props", description="row field with the props to render with (else synthesised)"
+    )
+    max_html: int = Field(100_000, gt=0, description="characters of rendered HTML kept")
+    error_value: float = Field(-1.0, le=0, description="jsx.render_errors: value on the line that threw")
+    warning_value: float = Field(-0.5, le=0, description="jsx.render_errors: value on a React warning")

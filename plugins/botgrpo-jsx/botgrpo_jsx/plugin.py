@@ -11,9 +11,10 @@ from typing import TYPE_CHECKING
 
 from botgrpo_core.signals import SignalSpec
 from botgrpo_core.signals.hookspecs import hookimpl
-from botgrpo_jsx.params import CompilesParams, RulesParams, SyntaxParams
+from botgrpo_jsx.params import CompilesParams, RendersParams, RulesParams, SyntaxParams
 
 if TYPE_CHECKING:
+    from botgrpo_jsx.renders import RenderErrorsScorer, RendersScorer
     from botgrpo_jsx.scorers import CompilesScorer, RulesScorer, SyntaxScorer
 
 
@@ -36,6 +37,24 @@ def make_rules(params: RulesParams) -> RulesScorer:
     from botgrpo_jsx.scorers import RulesScorer
 
     return RulesScorer(params)
+
+
+def make_renders(params: RendersParams) -> RendersScorer:
+    """Build the ``jsx.renders`` scorer."""
+    from botgrpo_jsx.renders import RendersScorer
+
+    return RendersScorer(params)
+
+
+def make_render_errors(params: RendersParams) -> RenderErrorsScorer:
+    """Build the ``jsx.render_errors`` scorer."""
+    from botgrpo_jsx.renders import RenderErrorsScorer
+
+    return RenderErrorsScorer(params)
+
+
+def _render_bounds(params: RendersParams) -> tuple[float, float]:
+    return min(params.error_value, params.warning_value), 0.0
 
 
 def _syntax_bounds(params: SyntaxParams) -> tuple[float, float]:
@@ -74,11 +93,29 @@ SIGNALS = (
         description="React rule violations as spans: keys, hooks, undefined components, tags, class=, exports",
         cpu_heavy=True,
     ),
+    SignalSpec(
+        name="jsx.renders",
+        kind="global",
+        bounds=(0.0, 1.0),
+        make_scorer=make_renders,
+        params_model=RendersParams,
+        description="1 if the component renders with React (sandboxed Node process per sample), else 0",
+        cpu_heavy=False,
+    ),
+    SignalSpec(
+        name="jsx.render_errors",
+        kind="local",
+        bounds=_render_bounds,
+        make_scorer=make_render_errors,
+        params_model=RendersParams,
+        description="negative spans where the render threw (source-mapped) and where React warned",
+        cpu_heavy=False,
+    ),
 )
 
 
 @hookimpl
 def botgrpo_register_signals(register: Callable[[SignalSpec], None]) -> None:
-    """Register ``jsx.compiles``, ``jsx.syntax`` and ``jsx.rules``."""
+    """Register the ``jsx.*`` signals."""
     for spec in SIGNALS:
         register(spec)

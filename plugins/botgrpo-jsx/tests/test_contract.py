@@ -26,6 +26,8 @@ def test_entry_point_declares_the_namespace() -> None:
 @pytest.mark.parametrize("spec", SIGNALS, ids=lambda s: s.name)
 def test_check_signal_contract(spec) -> None:
     params = {"workers": 0}
+    if spec.name.startswith("jsx.render"):
+        _need_sandbox()
     if spec.name == "jsx.compiles":
         params["backend"] = "auto"
     samples = make_samples(COMPLETIONS, prompt="Write and export a component")
@@ -33,6 +35,20 @@ def test_check_signal_contract(spec) -> None:
     assert len(results) == len(COMPLETIONS)
     if spec.kind == "local":
         assert any(results), f"{spec.name} found nothing wrong in completions with violations"
+
+
+def _need_sandbox() -> None:
+    from botgrpo_jsx import nodeenv
+    from botgrpo_jsx.sandbox import SandboxUnavailable, check_boundary
+
+    reason = nodeenv.unavailable_reason()
+    node = nodeenv.find_node()
+    if reason is not None or node is None:
+        pytest.skip(reason or "no Node.js")
+    try:
+        check_boundary(node.node)
+    except SandboxUnavailable as exc:
+        pytest.skip(str(exc))
 
 
 def test_plugin_shows_in_the_manager() -> None:

@@ -3,6 +3,8 @@
 // Requests:  {"id": 1, "op": "compile", "code": "...", "loader": "tsx" | "jsx"}
 //            {"id": 2, "op": "check",   "code": "...", "loader": "tsx" | "jsx", "ignore": [2307]}
 //            {"id": 3, "op": "versions"}
+//            {"id": 4, "op": "cjs", "code": "...", "loader": "tsx"} -> {ok, code, map} (jsx.renders)
+//            {"id": 5, "op": "locate", "map": "...", "positions": [{line, column}]} -> {ok, positions}
 // Responses: {"id": 1, "ok": true} or {"id": 1, "ok": false, "errors": [...]}
 //   compile errors: {line (1-based), column (0-based UTF-8 bytes), length (bytes), text}  (esbuild's units)
 //   check errors:   {start, length (UTF-16 code units), code, text}                      (TypeScript's units)
@@ -55,6 +57,40 @@ async function compile(req) {
     if (errors.length === 0) throw err; // not a compile error: report as a worker error
     return { ok: false, errors };
   }
+}
+
+// For jsx.renders: one CommonJS module (imports become require calls the renderer resolves) and
+// its source map, whose mappings `locate` reads back.
+async function cjs(req) {
+  esbuild = esbuild || load("esbuild");
+  try {
+    const out = await esbuild.transform(req.code, {
+      loader: req.loader || "tsx",
+      format: "cjs",
+      jsx: "automatic",
+      jsxDev: true,
+      sourcemap: "external",
+      sourcefile: "input." + (req.loader || "tsx"),
+      logLevel: "silent",
+    });
+    return { ok: true, code: out.code, map: out.map };
+  } catch (err) {
+    if (SERVICE_DEAD.test(String(err && err.message))) serviceDied(err);
+    if (!err.errors || err.errors.length === 0) throw err;
+    return { ok: false, errors: err.errors.map((e) => ({ text: e.text })) };
+  }
+}
+
+// Map {line (1-based), column (0-based)} of the generated code to the original (same units).
+function locate(req) {
+  const { SourceMap } = require("module");
+  const map = new SourceMap(JSON.parse(req.map));
+  const positions = (req.positions || []).map((p) => {
+    const entry = map.findEntry(p.line - 1, p.column);
+    if (!entry || entry.originalLine === undefined) return null;
+    return { line: entry.originalLine + 1, column: entry.originalColumn };
+  });
+  return { ok: true, positions };
 }
 
 function languageService() {
@@ -142,6 +178,8 @@ async function handle(line) {
   try {
     let out;
     if (req.op === "compile") out = await compile(req);
+    else if (req.op === "cjs") out = await cjs(req);
+    else if (req.op === "locate") out = locate(req);
     else if (req.op === "check") out = check(req);
     else if (req.op === "versions") {
       out = { ok: true, node: process.versions.node, esbuild: load("esbuild").version };

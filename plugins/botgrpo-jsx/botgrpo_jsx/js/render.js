@@ -1,0 +1,176 @@
+// Renders one bundled component with the real React (react-dom/server) and reports what happened.
+//
+// One fresh process per sample, started by botgrpo_jsx/render.py as
+//   unshare -rnp --fork node --experimental-permission --allow-fs-read=<react, this file>
+//        --disallow-code-generation-from-strings render.js
+// so the sample has no network (an empty network namespace), sees no other process (its own pid
+// namespace), cannot read files beyond React nor write any, start processes, workers, addons or
+// WASI (Node's permission model), cannot patch the built-ins the harness relies on (frozen
+// below, after the console is redirected; Node's --frozen-intrinsics would freeze the console
+// too) and cannot eval. Its time and memory are bounded from outside
+// (SIGKILL after the deadline, RLIMIT_AS, --max-old-space-size).
+//
+// stdin: one JSON object {nonce, code, props}; `code` is a CommonJS bundle (esbuild) whose imports
+// of anything but React resolve to inert stubs. stdout: one line "<nonce> <json>", written with a
+// function captured before the sample runs: {ok, html, error: {message, line, column}, warnings}.
+// Lines are 1-based and columns 0-based in `code` (the source map is applied by the caller).
+"use strict";
+
+const fs = require("fs");
+const path = require("path");
+const util = require("util");
+const vm = require("vm");
+
+const writeSync = fs.writeSync;
+const stringify = JSON.stringify;
+const format = util.format;
+const modulesDir = process.env.BOTGRPO_JSX_NODE_MODULES;
+const FILENAME = "component.js";
+const WRAP = "(function (exports, require, module, React) {\n"; // the sample starts on line 2
+
+const React = require(path.join(modulesDir, "react"));
+const jsxRuntime = require(path.join(modulesDir, "react", "jsx-runtime"));
+const jsxDevRuntime = require(path.join(modulesDir, "react", "jsx-dev-runtime"));
+const ReactDOM = require(path.join(modulesDir, "react-dom"));
+// The server renderer has no portals: a portal's children render in place.
+const reactDomForServer = Object.freeze({ ...ReactDOM, createPortal: (children) => children });
+const renderToString = require(path.join(modulesDir, "react-dom", "server.node")).renderToString;
+
+const warnings = [];
+function capture(...args) {
+  if (warnings.length < 50) {
+    warnings.push({ text: format(...args).slice(0, 2000), where: location(new Error().stack) });
+  }
+}
+console.error = capture;
+console.warn = capture;
+console.log = () => {};
+console.info = () => {};
+console.debug = () => {};
+
+// What the harness uses after the sample has run must be what it was before.
+for (const value of [
+  Object, Object.prototype, Function.prototype, Array, Array.prototype, String, String.prototype,
+  Number.prototype, Boolean.prototype, Symbol, Symbol.prototype, Error, Error.prototype, RegExp,
+  RegExp.prototype, JSON, Math, Reflect, Promise, Promise.prototype, Map.prototype, Set.prototype,
+  WeakMap.prototype, console, process.stdout, fs,
+]) {
+  Object.freeze(value);
+}
+
+// The first frame of the sample's own code in a stack: {line, column} of `code`, or null.
+function location(stack) {
+  const re = new RegExp(FILENAME.replace(".", "\\.") + ":(\\d+):(\\d+)");
+  const match = re.exec(String(stack || ""));
+  if (!match) return null;
+  return { line: Number(match[1]) - 1, column: Number(match[2]) - 1 };
+}
+
+// A value from an import we do not have (a CSS module, a design system, a router): callable
+// (returns its `children` when React calls it as a component, else another stub), indexable,
+// iterable (empty), constructible and extendable, and empty as a string or number.
+class StubComponent extends React.Component {
+  render() {
+    return this.props.children === undefined ? null : this.props.children;
+  }
+}
+
+function stub() {
+  const target = function Stub() {};
+  const handler = {
+    get(t, key) {
+      if (key === Symbol.toPrimitive) return () => "";
+      if (key === Symbol.iterator) return function* empty() {};
+      if (typeof key === "symbol") return undefined;
+      // React renders a stub element as this class; a class that extends a stub extends it too
+      if (key === "prototype") return StubComponent.prototype;
+      if (key === "$$typeof" || key === "then") return undefined;
+      if (key === "length") return 0;
+      if (key === "toString" || key === "valueOf" || key === "toJSON") return () => "";
+      return proxy;
+    },
+    apply(t, self, args) {
+      const props = args[0];
+      return props && typeof props === "object" && "children" in props ? props.children : proxy;
+    },
+    construct(t, args, newTarget) {
+      return Reflect.construct(StubComponent, args, newTarget === proxy ? StubComponent : newTarget);
+    },
+  };
+  const proxy = new Proxy(target, handler);
+  return proxy;
+}
+
+// A module we do not have: every export (default or named) is a stub. Exports live on the
+// prototype, so esbuild's interop (which copies a module's own properties) still finds them.
+function stubModule() {
+  const exports = new Proxy(Object.create(null), {
+    get(t, key) {
+      if (key === "__esModule") return true;
+      if (typeof key === "symbol" || key === "then") return undefined;
+      return stub();
+    },
+  });
+  return Object.create(exports);
+}
+
+function sampleRequire(name) {
+  if (name === "react") return React;
+  if (name === "react/jsx-runtime") return jsxRuntime;
+  if (name === "react/jsx-dev-runtime") return jsxDevRuntime;
+  if (name === "react-dom") return reactDomForServer;
+  return stubModule();
+}
+
+// Props from the caller: {"$botgrpo": "stub"} and {"$botgrpo": "function"} markers become values.
+function revive(value) {
+  if (Array.isArray(value)) return value.map(revive);
+  if (value === null || typeof value !== "object") return value;
+  if (value.$botgrpo === "stub") return stub();
+  if (value.$botgrpo === "function") return () => undefined;
+  const out = {};
+  for (const key of Object.keys(value)) out[key] = revive(value[key]);
+  return out;
+}
+
+function pickComponent(exports) {
+  const isComponent = (v) =>
+    typeof v === "function" || (v !== null && typeof v === "object" && v.$$typeof !== undefined);
+  if (exports && isComponent(exports.default)) return exports.default;
+  if (isComponent(exports)) return exports;
+  for (const key of Object.keys(exports || {})) {
+    if (/^[A-Z]/.test(key) && isComponent(exports[key])) return exports[key];
+  }
+  return null;
+}
+
+function run(request) {
+  const module = { exports: {} };
+  const fn = vm.runInThisContext(WRAP + request.code + "\n})", { filename: FILENAME });
+  fn(module.exports, sampleRequire, module, React);
+  const Component = pickComponent(module.exports);
+  if (Component === null) {
+    return { ok: false, error: { message: "the code exports no component", line: null, column: null } };
+  }
+  const html = renderToString(React.createElement(Component, revive(request.props || {})));
+  return { ok: true, html: String(html).slice(0, request.max_html || 100000) };
+}
+
+function main() {
+  const input = fs.readFileSync(0, "utf8");
+  const request = JSON.parse(input);
+  const nonce = String(request.nonce);
+  let result;
+  try {
+    result = run(request);
+  } catch (err) {
+    const message = err instanceof Error ? err.message : "thrown: " + String(err);
+    const where = err instanceof Error ? location(err.stack) : null;
+    result = { ok: false, error: { message: String(message).slice(0, 2000), ...(where || {}) } };
+  }
+  result.warnings = warnings;
+  writeSync(1, nonce + " " + stringify(result) + "\n");
+}
+
+main();
+process.exit(0);

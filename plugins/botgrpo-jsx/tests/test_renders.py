@@ -1,0 +1,276 @@
+"""jsx.renders / jsx.render_errors: real React in the sandbox, hostile components, crash placement."""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from botgrpo_core.signals import Sample
+from botgrpo_jsx import nodeenv
+from botgrpo_jsx.params import RendersParams
+from botgrpo_jsx.plugin import make_render_errors, make_renders
+
+DATA = Path(__file__).parent / "data"
+sys.path.insert(0, str(DATA))
+from render_cases import CASES, expected_line  # noqa: E402
+
+OK = "```jsx\nexport default function App() {\n  return <p className='ok'>fine</p>;\n}\n```"
+TIMEOUT_S = 3.0
+
+
+@pytest.fixture(scope="module")
+def sandbox_ready() -> None:
+    reason = nodeenv.unavailable_reason()
+    if reason is not None:
+        pytest.skip(reason)
+    modules = nodeenv.node_modules()
+    assert modules is not None
+    if not (modules / "react-dom" / "package.json").is_file():
+        pytest.skip("react-dom not installed: run `python -m botgrpo_jsx.setup`")
+    from botgrpo_jsx.sandbox import SandboxUnavailable, check_boundary
+
+    node = nodeenv.find_node()
+    assert node is not None
+    try:
+        check_boundary(node.node)
+    except SandboxUnavailable as exc:
+        pytest.skip(str(exc))
+
+
+@pytest.fixture(scope="module")
+def scorers(sandbox_ready: None):
+    params = RendersParams(timeout_s=TIMEOUT_S, memory_mb=768, parallel=2)
+    renders, errors = make_renders(params), make_render_errors(params)
+    yield renders, errors
+    renders.close()
+    errors.close()
+
+
+def _fenced(code: str) -> str:
+    return f"```jsx\n{code}\n```"
+
+
+def test_renders_and_maps_the_throw_to_its_source_line(scorers) -> None:
+    renders, errors = scorers
+    bad = "```tsx\nconst label: string = 'é🎉';\nexport default function App({ user }: { user: any }) {\n  const n = user.profile.name.first;\n  return <p>{label}{n}</p>;\n}\n```"
+    samples = [Sample("", OK), Sample("", bad, row={"props": {}}), Sample("", "no code here")]
+    assert renders.score(samples) == [1.0, 0.0, 0.0]
+    ok_spans, (span,), none = errors.score(samples)
+    assert ok_spans == [] and none == []
+    assert (
+        bad[span.start : span.end] == "const n = user.profile.name.first;"
+    )  # the .tsx line, not the bundle's
+    assert "Cannot read properties of undefined" in span.meta["error"] and span.value == -1.0
+
+
+def test_missing_key_warning_is_a_local_span(scorers) -> None:
+    renders, errors = scorers
+    code = _fenced("export default function L({ xs }) {\n  return <ul>{xs.map((x) => <li>{x}</li>)}</ul>;\n}")
+    sample = Sample("", code, row={"props": {"xs": [1, 2]}})
+    assert renders.score([sample]) == [1.0]  # a warning is not a failure
+    (span,) = errors.score([sample])[0]
+    assert code[span.start : span.end] == "<li>" and span.value == -0.5 and "key" in span.meta["warning"]
+
+
+def test_props_are_synthesised_from_usage() -> None:
+    from botgrpo_jsx.props import FUNCTION, STUB, synthesise
+    from botgrpo_jsx.treesitter import parse
+
+    code = (
+        "export function Card({ items, onPick, user, title, count = 0, ...rest }) {\n"
+        "  return <div onClick={onPick}>{title}{user.name}{items.map((i) => i)}{props2.x}</div>;\n}\n"
+        "export const Other = (props) => <p>{props.label}{props.rows.length}</p>;\n"
+    )
+    props = synthesise(parse(code, 5.0))
+    assert props == {
+        "items": [],
+        "onPick": FUNCTION,
+        "user": STUB,
+        "title": "text",
+        "label": "text",
+        "rows": [],
+    }
+
+
+def test_crashing_components_are_detected_and_placed(scorers) -> None:
+    """A quick subset of tests/data/render_cases.py (all 47: scripts/evaluate_renders.py)."""
+    renders, errors = scorers
+    picked = [c for c in CASES if c[0] in _QUICK]
+    samples = [Sample("", _fenced(code), row={"props": {}}) for _, code in picked]
+    assert renders.score(samples) == [0.0] * len(picked)
+    for (kind, code), spans, sample in zip(picked, errors.score(samples), samples, strict=True):
+        line = expected_line(code)
+        assert spans and sample.completion.count("\n", 0, spans[0].start) == line, (kind, spans)
+
+
+_QUICK = {
+    "undefined_variable",
+    "map_on_undefined_prop",
+    "set_state_in_render",
+    "hook_at_module_level",
+    "class_called_as_function",
+    "ref_current_in_render",
+    "context_value_missing",
+    "deep_recursion",
+}
+
+
+def test_corpus_components_render(scorers) -> None:
+    """A sample of the real corpus renders (all 60: scripts/evaluate_renders.py)."""
+    renders, _ = scorers
+    files = sorted((DATA / "components").iterdir())[::6]
+    samples = [Sample("", f"```{'tsx' if f.suffix == '.tsx' else 'jsx'}\n{f.read_text()}```") for f in files]
+    verdicts = renders.score(samples)
+    no_component = {  # an entry point rendering into `document`, modules of helpers: nothing to render
+        "cra-template__template_src_index.jsx",
+        "create-vite__template-react-ts_src_main.tsx",
+        "blueprintjs-core__src_components_slider_handleProps.tsx",
+    }
+    assert [
+        f.name for f, v in zip(files, verdicts, strict=True) if v != 1.0 and f.name not in no_component
+    ] == []
+
+
+# --- the hostile battery -------------------------------------------------------------------------
+class Listener:
+    """A TCP listener on 127.0.0.1 that records every connection it accepts."""
+
+    def __init__(self) -> None:
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(16)
+        self.sock.settimeout(0.2)
+        self.port = self.sock.getsockname()[1]
+        self.connections = 0
+        self._stop = False
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        while not self._stop:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                continue
+            self.connections += 1
+            conn.close()
+
+    def close(self) -> None:
+        self._stop = True
+        self.thread.join()
+        self.sock.close()
+
+
+def _hostile(canary: Path, secret: str, port: int, outside: Path) -> dict[str, str]:
+    """name -> component code; each renders what it obtained, so a leak shows in the reply."""
+    fs = "process.getBuiltinModule('fs')"
+    cp = "process.getBuiltinModule('child_process')"
+    body = {
+        "read_canary": f"out = {fs}.readFileSync({json.dumps(str(canary))}, 'utf8');",
+        "read_canary_import": f"out = require('fs').readFileSync({json.dumps(str(canary))}, 'utf8');",
+        "write_file": f"{fs}.writeFileSync({json.dumps(str(outside / 'written'))}, 'x'); out = 'wrote';",
+        "append_canary": f"{fs}.appendFileSync({json.dumps(str(canary))}, 'tampered'); out = 'wrote';",
+        "child_process": f"out = String({cp}.execSync('cat {canary}; touch {outside / 'spawned'}'));",
+        "spawn_sync": f"out = String({cp}.spawnSync('/bin/sh', ['-c', 'touch {outside / 'sh'}']).status);",
+        "worker": "new (process.getBuiltinModule('worker_threads').Worker)('1', { eval: true }); out = 'w';",
+        "addon": "process.dlopen({ exports: {} }, '/usr/lib/x86_64-linux-gnu/libc.so.6'); out = 'dl';",
+        "vm_escape": "out = this.constructor.constructor('return process')().pid;",
+        "function_eval": "out = new Function('return 1 + 1')();",
+        "eval": "out = eval('2 + 2');",
+        "vm_module": "out = process.getBuiltinModule('vm').runInNewContext('this.constructor.constructor(\"return process\")().pid');",
+        "env_secrets": "out = JSON.stringify(process.env);",
+        "pid_namespace": "out = 'pid=' + process.pid + ' ppid=' + process.ppid;",
+        "kill_parent": "process.kill(process.ppid, 'SIGKILL'); out = 'sent';",
+        "fetch_loopback": f"fetch('http://127.0.0.1:{port}/'); out = 'fetching';",
+        "socket_loopback": f"process.getBuiltinModule('net').connect({port}, '127.0.0.1'); out = 'connecting';",
+        "exit_early": "process.exit(0);",
+        "fake_result": "process.stdout.write('0123 ' + JSON.stringify({ ok: true }) + '\\n'); throw new Error('x');",
+        "huge_output": "for (;;) process.stdout.write('x'.repeat(1 << 16));",
+        "pollute_prototype": "Object.prototype.polluted = 'yes'; out = 'polluted';",
+        "infinite_loop": "for (;;) {}",
+        "deep_recursion": "const f = (n) => f(n + 1) + 1; out = f(0);",
+        "memory_bomb": "const a = []; for (;;) a.push(new Array(1e6).fill(1));",
+        "array_buffer_bomb": "out = new ArrayBuffer(16 * 1024 * 1024 * 1024).byteLength;",
+        "string_bomb": "let s = 'x'; for (;;) s += s;",
+    }
+    return {
+        name: f"```jsx\nexport default function App() {{\n  let out = '';\n  {code}\n  return <p>{{String(out)}}</p>;\n}}\n```"
+        for name, code in body.items()
+    }
+
+
+def test_hostile_components_escape_nothing_and_return_in_time(scorers, tmp_path: Path) -> None:
+    renders, _ = scorers
+    canary = tmp_path / "canary.txt"
+    secret = "canary-7f3a9c"
+    canary.write_text(secret)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    listener = Listener()
+    try:
+        hostile = _hostile(canary, secret, listener.port, outside)
+        names = list(hostile)
+        samples = [Sample("", hostile[n]) for n in names]
+        t = time.monotonic()
+        verdicts = renders.score(samples)
+        elapsed = time.monotonic() - t
+        details = renders.renderer.render(samples)  # cached: the replies of the same renders
+        time.sleep(0.3)  # a connection in flight would have arrived by now
+    finally:
+        listener.close()
+    replies = {n: d.get("reply") for n, d in zip(names, details, strict=True)}
+    text = {n: json.dumps(r, default=str) for n, r in replies.items()}
+    assert all(secret not in t for t in text.values())  # nothing read the canary
+    assert canary.read_text() == secret and list(outside.iterdir()) == []  # nothing written or spawned
+    assert listener.connections == 0  # no connection reached the loopback listener
+    assert "pid=1 ppid=0" in text["pid_namespace"]  # its own pid namespace: nothing else to signal
+    assert "BOTGRPO" not in text["env_secrets"] or "HOME" not in text["env_secrets"]
+    assert set(json.loads(replies["env_secrets"]["html"][3:-4].replace("&quot;", '"'))) <= {
+        "BOTGRPO_JSX_NODE_MODULES",
+        "NODE_ENV",
+        "PATH",
+    }
+    # every sample came back within its deadline: the batch runs 2 at a time
+    assert elapsed < TIMEOUT_S * len(names) / 2 + 10
+    # these render (what they reach is a stub or an inert socket); every other one fails
+    harmless = {"pid_namespace", "env_secrets", "pollute_prototype", "fetch_loopback", "socket_loopback"}
+    must_fail = set(names) - harmless - {"read_canary_import"}
+    assert [n for n in must_fail if verdicts[names.index(n)] != 0.0] == []
+    # and rendering still works, with no pollution carried over from an earlier sample
+    after = Sample("", _fenced("export default () => <p>{String(({}).polluted)}</p>;"))
+    assert renders.score([after]) == [1.0]
+    assert renders.renderer.render([after])[0]["reply"]["html"] == "<p>undefined</p>"
+
+
+def test_the_network_namespace_has_no_route_to_the_host(sandbox_ready: None) -> None:
+    """The boundary itself (same unshare flags), with a process that waits for its connection."""
+    import shutil
+
+    from botgrpo_jsx.sandbox import _UNSHARE
+
+    node = nodeenv.find_node()
+    assert node is not None
+    listener = Listener()
+    try:
+        script = (
+            f"const s = require('net').connect({listener.port}, '127.0.0.1');"
+            "s.on('connect', () => { console.log('connected'); process.exit(0); });"
+            "s.on('error', (e) => { console.log(e.code); process.exit(0); });"
+        )
+        unshare = shutil.which("unshare")
+        assert unshare is not None
+        out = subprocess.run(
+            [unshare, *_UNSHARE, node.node, "-e", script], capture_output=True, text=True, timeout=30
+        )
+    finally:
+        listener.close()
+    assert (
+        out.stdout.strip() in ("ENETUNREACH", "ECONNREFUSED", "EADDRNOTAVAIL") and listener.connections == 0
+    )
