@@ -28,6 +28,7 @@ from typing import Any
 
 import regex
 
+from botgrpo_core.signals.answers import boxed
 from botgrpo_judge.bounded_json import json_values_in
 
 #: Deepest JSON nesting read as a verdict (``{"steps": [{"step": 1, ...}]}`` is 3); bounds the work per `[`.
@@ -48,7 +49,6 @@ _LABEL = regex.compile(
     r"(?im)\b(?:final\s+)?(?:verdict|answer|judge?ment|conclusion|result|decision|label|score|grade|rating)"
     r"\s*\**\s*[:=]\s*\**\s*([^\n]{1,80})"
 )
-_BOXED = regex.compile(r"\\boxed\s*\{((?:[^{}]|\{[^{}]*\})*)\}")
 _TEXT_CMD = regex.compile(r"\\(?:text|textbf|mathrm|mbox)\s*\{([^{}]*)\}")
 _STEP_LINE = regex.compile(
     r"(?im)^[\s>#*_\-]*step[\s_]*(\d+)\s*[*_]*\s*(?:[:=\-–—)]|\bis\b)?\s*[*_]*\s*([^\n]{0,120})"
@@ -184,7 +184,7 @@ def parse_verdict(text: str, score_range: tuple[float, float] = (0.0, 1.0)) -> f
         value = _json_single(candidate, score_range)
         if value is not None:
             return value
-    boxes = _BOXED.findall(text)
+    boxes = _boxes(text)
     if boxes:
         value = value_of(boxes[-1], score_range)
         if value is not None:
@@ -218,7 +218,7 @@ def parse_step_verdicts(
                 out[index] = value
     if step_lines:
         return out
-    boxes = _BOXED.findall(text)
+    boxes = _boxes(text)
     if len(boxes) == 1 and "," in boxes[0]:
         parts = [value_of(part, score_range) for part in boxes[0].split(",")]
         return (parts + [None] * num_steps)[:num_steps]
@@ -227,3 +227,8 @@ def parse_step_verdicts(
     if num_steps == 1:
         return [parse_verdict(text, score_range)]
     return out
+
+
+def _boxes(text: str) -> list[str]:
+    """The contents of the answer's ``\\boxed{}`` s, outermost, braces matched (the core's one parser)."""
+    return [text[box.start : box.end] for box in boxed(text)]

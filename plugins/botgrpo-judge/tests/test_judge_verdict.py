@@ -104,3 +104,12 @@ def test_numbers_past_float_range_are_unparsed_not_overflow() -> None:
     assert parse_step_verdicts("[" + huge + ", true]", 2) == [None, 1.0]
     assert value_of(10**400) is None and value_of(-(10**400)) is None
     assert parse_verdict("Score: 1e999") is None  # inf from a string: off the scale
+
+
+def test_boxes_are_read_by_the_cores_parser_with_nesting() -> None:
+    """Boxes come from botgrpo_core.signals.answers (braces matched at any depth): three boxes are three
+    steps even when one nests two levels deep; its unreadable content is that step's None, not a shift."""
+    from botgrpo_judge.verdict import parse_step_verdicts, parse_verdict
+
+    assert parse_step_verdicts(r"\boxed{1} \boxed{\text{\textbf{0}}} \boxed{1}", 3) == [1.0, None, 1.0]
+    assert parse_verdict(r"so \boxed{\text{\textbf{correct}}}") == 1.0

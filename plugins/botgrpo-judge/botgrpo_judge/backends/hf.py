@@ -36,7 +36,6 @@ _MODELS: dict[tuple[Any, ...], tuple[Any, Any]] = {}
 _TREE_KERNELS = ("sdpa", "eager")
 #: ``logits_to_keep`` keeps the union of the batch's verdict positions in every row, so a batch holds
 #: ``rows x positions x vocabulary`` logits; batches are cut to keep that under this many elements.
-_MAX_LOGITS = 2**28
 
 
 def load_judge(params: JudgeParams) -> tuple[Any, Any]:
