@@ -1,8 +1,10 @@
-"""Token offsets on a real byte-level BPE trained in code, and span-to-token alignment."""
+"""Token offsets on real tokenizers trained in code (byte-level BPE, sentencepiece with byte fallback), and
+span-to-token alignment."""
 
 from __future__ import annotations
 
 import codecs
+import json
 import pickle
 import random
 import time
@@ -14,13 +16,11 @@ from botgrpo_core.engine.tiny import byte_level_bpe_tokenizer, char_tokenizer
 from botgrpo_core.rewards.alignment import (
     AlignmentError,
     CheckedSpans,
-    TokenOffsets,
-    _prefix_offsets,
     align_spans,
-    decode_with_offsets,
     offsets_tensor,
     span_table,
 )
+from botgrpo_core.rewards.offsets import TokenOffsets, _prefix_offsets, decode_with_offsets
 from botgrpo_core.signals import Span
 
 TEXTS = [
@@ -355,3 +355,92 @@ def test_long_cut_completion_decodes_in_linear_work(bpe) -> None:
     assert list(offsets) == _unit_reference_offsets(bpe, ids[:4096])[1]
     # 4x the tokens: linear work is ~4x; the old prefix path was ~16x (2.2 s at 4,096 tokens)
     assert times[4096] < max(12 * times[1024], 0.05) and times[4096] < 1.0, times
+
+
+# --- sentencepiece with byte fallback (Llama, Mistral): "▁" for spaces, <0xNN> pieces, a stripped first space ---
+@pytest.fixture(scope="module")
+def sentencepiece():
+    """A Llama-style tokenizer trained in code: BPE with byte fallback, "▁" spaces, the Llama decoder
+    (Replace, ByteFallback, Fuse, Strip one leading space)."""
+    from tokenizers import Tokenizer, decoders, models, normalizers, trainers
+    from transformers import PreTrainedTokenizerFast
+
+    tok = Tokenizer(models.BPE(byte_fallback=True, unk_token="<unk>"))
+    tok.normalizer = normalizers.Sequence([normalizers.Prepend("▁"), normalizers.Replace(" ", "▁")])
+    tok.decoder = decoders.Sequence(
+        [decoders.Replace("▁", " "), decoders.ByteFallback(), decoders.Fuse(), decoders.Strip(" ", 1, 0)]
+    )
+    byte_pieces = [f"<0x{b:02X}>" for b in range(256)]
+    trainer = trainers.BpeTrainer(
+        vocab_size=400,
+        special_tokens=["<unk>", "<eos>", *byte_pieces],
+        initial_alphabet=list("abcdefghijklmnopqrstuvwxyz▁"),
+        limit_alphabet=40,
+    )
+    tok.train_from_iterator([t for t in TEXTS if t] * 20, trainer)
+    spec = json.loads(tok.to_str())  # byte pieces are vocabulary, not special tokens (as in Llama's)
+    spec["added_tokens"] = [t for t in spec["added_tokens"] if t["content"] in ("<unk>", "<eos>")]
+    return PreTrainedTokenizerFast(
+        tokenizer_object=Tokenizer.from_str(json.dumps(spec)), eos_token="<eos>", unk_token="<unk>"
+    )
+
+
+def _sentencepiece_reference(tokenizer, ids: list[int]) -> tuple[str, list[tuple[int, int]]]:
+    """Plain loops: the characters ``ByteFallback`` makes of each run of byte pieces (a run that is not
+    UTF-8: one U+FFFD per byte), each owned by every token holding one of its bytes; then the first space
+    stripped. Token t covers the characters it owns."""
+    pieces = tokenizer.convert_ids_to_tokens(ids)
+    chars: list[tuple[str, set[int]]] = []  # (character, tokens that hold part of it)
+    t = 0
+    while t < len(pieces):
+        if not (pieces[t].startswith("<0x") and len(pieces[t]) == 6):
+            chars += [(c, {t}) for c in pieces[t].replace("▁", " ")]
+            t += 1
+            continue
+        run = []  # (byte, token)
+        while t < len(pieces) and pieces[t].startswith("<0x") and len(pieces[t]) == 6:
+            run.append((int(pieces[t][3:5], 16), t))
+            t += 1
+        data = bytes(b for b, _ in run)
+        if _bad(data):
+            chars += [("\ufffd", {owner}) for _, owner in run]
+            continue
+        k = 0
+        for c in data.decode():
+            n = len(c.encode())
+            chars.append((c, {owner for _, owner in run[k : k + n]}))
+            k += n
+    if chars and chars[0][0] == " ":
+        chars = chars[1:]
+    offsets = []
+    for t in range(len(pieces)):
+        hit = [i for i, (_, owners) in enumerate(chars) if t in owners]
+        start = hit[0] if hit else sum(1 for _, owners in chars if owners and max(owners) < t)
+        offsets.append((start, hit[-1] + 1 if hit else start))
+    return "".join(c for c, _ in chars), offsets
+
+
+@pytest.mark.parametrize("drop_every", [10**9, 5, 7])
+def test_sentencepiece_offsets_match_reference(sentencepiece, drop_every: int) -> None:
+    ids = sentencepiece.encode(CUT_TEXT * 3, add_special_tokens=False)
+    ids = [t for k, t in enumerate(ids) if k % drop_every != 3]
+    text, offsets = decode_with_offsets(sentencepiece, ids)
+    want_text, want = _sentencepiece_reference(sentencepiece, ids)
+    assert text == sentencepiece.decode(ids) == want_text
+    assert list(offsets) == want
+    assert offsets[0] == (0, len(sentencepiece.convert_ids_to_tokens(ids[0]).lstrip("▁")))
+    _assert_offsets_never_go_backwards(text, list(offsets))
+    if drop_every < 10**9:
+        assert "\ufffd" in text
+
+
+def test_long_sentencepiece_completion_decodes_in_linear_work(sentencepiece) -> None:
+    """The leading space the decoder strips used to send every sentencepiece completion to the prefix path."""
+    ids = sentencepiece.encode(CUT_TEXT * 600, add_special_tokens=False)
+    ids = [t for k, t in enumerate(ids) if k % 7 != 3][:4096]
+    counting = _CountingTokenizer(sentencepiece)
+    start = time.perf_counter()
+    text, offsets = decode_with_offsets(counting, ids)
+    elapsed = time.perf_counter() - start
+    assert counting.decodes == 1 and len(offsets) == 4096 and "\ufffd" in text and elapsed < 1.0
+    assert list(offsets[:300]) == _sentencepiece_reference(sentencepiece, ids[:300])[1]
