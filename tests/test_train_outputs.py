@@ -22,11 +22,11 @@ from botgrpo_core.engine.setup import TrainingSetupError
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _run_file(tmp_path: Path, workers: int = 0, **training: object) -> Path:
+def _run_file(tmp_path: Path, workers: int = 0, eval_size: int = 4, **training: object) -> Path:
     """A run file with the core's built-in signals (no test plugin: a subprocess can load it too)."""
     run = {
         "model": {"name_or_path": "tiny", "tiny": {"hidden_size": 32, "num_layers": 1, "num_heads": 2}},
-        "data": {"source": "task", "task": "arithmetic", "train_size": 64, "eval_size": 4},
+        "data": {"source": "task", "task": "arithmetic", "train_size": 64, "eval_size": eval_size},
         "algorithm": {"preset": "bot-grpo"},
         "rewards": {
             "alpha": 1.0,
@@ -131,7 +131,9 @@ def _start(run_file: Path) -> subprocess.Popen[str]:
 def test_a_signal_stops_a_real_run_after_saving_a_checkpoint(tmp_path, signum, group):
     """Ctrl-C in a terminal reaches every process of the job (the trainer and its signal workers); a
     scheduler's SIGTERM reaches the trainer. Either way: one line, no traceback, a complete checkpoint."""
-    run_file = _run_file(tmp_path, workers=1 if group else 0, steps=1000, save_every=1, plots=False)
+    run_file = _run_file(
+        tmp_path, workers=1 if group else 0, eval_size=0, steps=1000, save_every=1, plots=False
+    )
     out = tmp_path / "run"
     proc = _start(run_file)
     try:
