@@ -79,15 +79,14 @@ POOL_KEYS = ("workers", "timeout_s", "memory_mb")
 def validate_params(registered: Any, signal: SignalConfig, path: str) -> BaseModel:
     """Validate a signal's params against its plugin's model; errors name the key and the plugin.
 
-    A signal-level ``workers``/``timeout_s``/``memory_mb`` set in the run file for a signal whose params
-    declare the same key is an error naming both when the signal-level one would do nothing the user
-    meant: ``workers`` would start a second pool around the plugin's own, and ``timeout_s``/``memory_mb``
+    A signal-level ``workers``/``timeout_s``/``memory_mb`` set away from its default for a signal whose
+    params declare the same key is an error naming both when the signal-level one would do nothing the
+    user meant (a resolved ``config.yaml``, which spells out the defaults, still loads): ``workers`` would start a second pool around the plugin's own, and ``timeout_s``/``memory_mb``
     are ignored without signal-level workers (the plugin's param is the one that applies)."""
     declared = registered.spec.params_model.model_fields
+    changed = {k for k in POOL_KEYS if getattr(signal, k) != SignalConfig.model_fields[k].default}
     both = [
-        k
-        for k in POOL_KEYS
-        if k in signal.model_fields_set and k in declared and (k == "workers" or signal.workers == 0)
+        k for k in POOL_KEYS if k in changed and k in declared and (k == "workers" or signal.workers == 0)
     ]
     if both:
         key = both[0]

@@ -68,6 +68,13 @@ def test_pool_keys_once_are_fine(signal: dict) -> None:
     check_rewards(_rewards(**signal), "run.yaml", _manager("ownpool", "OwnPoolPlugin"))
 
 
+def test_a_resolved_config_with_every_default_spelled_out_loads() -> None:
+    """A run's config.yaml (``model_dump``) names every signal-level key at its default: not a clash."""
+    resolved = RewardsConfig.model_validate(_rewards(params={"workers": 4}).model_dump(mode="json"))
+    assert {"workers", "timeout_s", "memory_mb"} <= resolved.signals[0].model_fields_set
+    check_rewards(resolved, "config.yaml", _manager("ownpool", "OwnPoolPlugin"))
+
+
 def test_signal_level_limits_with_signal_level_workers_are_the_cores() -> None:
     """A plugin param that only shares the name (core.regex's regex time limit) does not clash when the
     core runs the signal in its own pool: there the signal-level timeout_s is the pool's deadline."""

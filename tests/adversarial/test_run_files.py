@@ -294,3 +294,22 @@ def test_train_refuses_before_start_up(in_tmp: Path, capsys: pytest.CaptureFixtu
     err = capsys.readouterr().err
     assert rc == 2 and "rewards.signals[0].weight" in err and "Traceback" not in err
     assert not (in_tmp / "runs").exists()  # nothing was started
+
+
+@pytest.mark.parametrize("source", ["base", "quickstart"])
+def test_a_resolved_config_round_trips(in_tmp: Path, capsys, source: str) -> None:
+    """What a run writes as config.yaml (every key spelled out) validates again under the strict rules."""
+    import yaml
+
+    from botgrpo_core.config.loading import load_config
+
+    path = in_tmp / "run.yaml"
+    if source == "base":
+        path.write_text(BASE)
+    else:
+        path = Path(__file__).resolve().parents[2] / "examples" / "quickstart.yaml"
+        pytest.importorskip("botgrpo_sympy")
+    resolved = in_tmp / "config.yaml"
+    resolved.write_text(yaml.safe_dump(load_config(path).model_dump(mode="json"), sort_keys=False))
+    rc, output = _validate(resolved, [], capsys)
+    assert rc == 0, output
