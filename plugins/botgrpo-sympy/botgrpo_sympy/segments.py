@@ -100,7 +100,26 @@ _WORD_OK = frozenset(
 )
 #: Words that are operators in prose: "17 mod 5 = 2", "10 choose 3 = 120". A run right after one
 #: has lost its left operand, so it is not a claim.
-_OPERATOR_WORDS = frozenset(["mod", "modulo", "choose", "times", "plus", "minus", "over", "divided", "..."])
+#: (":" stands for a ratio or time colon, "3:2 = 1.5"; "twice"... for "twice 8 = 16".)
+_OPERATOR_WORDS = frozenset(
+    [
+        "mod",
+        "modulo",
+        "choose",
+        "times",
+        "plus",
+        "minus",
+        "over",
+        "divided",
+        "...",
+        ":",
+        "twice",
+        "double",
+        "triple",
+        "thrice",
+        "half",
+    ]
+)
 #: "of" is an operator after a quantity ("half of 10 = 5", "3/4 of 1,000 = 750", "40% of 30"), a
 #: preposition after a noun ("a profit of 200000-130000 = 70000", whose run is a whole claim).
 _QUANTITY_WORDS = frozenset(
@@ -195,7 +214,9 @@ def _runs(text: str, offset: int) -> list[Piece]:
         if m is None:
             close()
             depth = 0
-            last_word = ""
+            # "3:2 = 1.5", "2:30": a colon between digits is a ratio or a time, what follows is not whole
+            ratio = text[pos] == ":" and text[pos - 1 : pos].isdigit() and text[pos + 1 : pos + 2].isdigit()
+            last_word = ":" if ratio else ""
             pos += 1
             continue
         kind, value = m.lastgroup, m.group()
@@ -285,6 +306,8 @@ def _claims_in(piece: Piece, latex: bool) -> list[Claim]:
         parts.append((piece.start + pos, piece.end))
     for a, b in parts:
         text = piece.text[a - piece.start : b - piece.start]
+        if _wrapped(text):  # "(4 * 5 = 20)": a claim in parentheses
+            text, a = text[1:-1], a + 1
         ranges, rels = _split_top(text)
         if not rels:
             continue
@@ -294,6 +317,18 @@ def _claims_in(piece: Piece, latex: bool) -> list[Claim]:
             sides.append(Piece(side.text, a + side.start, a + side.end) if side else Piece("", a + s, a + s))
         claims.append(Claim(tuple(sides), tuple(_canonical_relation(r) for r in rels), latex))
     return claims
+
+
+def _wrapped(text: str) -> bool:
+    """Is the whole text one parenthesized group?"""
+    if not (text.startswith("(") and text.endswith(")")):
+        return False
+    depth = 0
+    for i, ch in enumerate(text):
+        depth += (ch == "(") - (ch == ")")
+        if depth == 0:
+            return i == len(text) - 1
+    return False
 
 
 def _canonical_relation(rel: str) -> str:

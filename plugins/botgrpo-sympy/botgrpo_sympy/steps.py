@@ -363,6 +363,8 @@ class StepChecker:
                 return Outcome(Verdict.TRUE, "rounded")
             if outcome.verdict is Verdict.FALSE and self._percent_label(a, b):
                 return Outcome(Verdict.TRUE, "arithmetic (the % sign as a label)")
+            if outcome.verdict is Verdict.FALSE and rewriting and _running_calculation(a, b):
+                return Outcome(Verdict.TRUE, "a running calculation (5+3 = 8, then 8*2 = 16)")
             return outcome
         if outcome.verdict is Verdict.TRUE:
             return outcome
@@ -439,6 +441,15 @@ class StepChecker:
                 if value is not None and isinstance(value, Fraction):
                     st.env[lhs.value] = value
                     return
+
+
+#: "5+3=8*2=16": the right side starts with the value of the left, then keeps calculating.
+_RUNNING = re.compile(r"\s*(\d+(?:\.\d+)?)\s*(?:[-+*/×÷·−–]|x\s)")
+
+
+def _running_calculation(a: Side, b: Side) -> bool:
+    m = _RUNNING.match(b.text)
+    return m is not None and isinstance(a.value, Fraction) and a.value == Fraction(m.group(1))
 
 
 def check_steps(
