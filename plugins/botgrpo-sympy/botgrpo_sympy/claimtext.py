@@ -7,6 +7,7 @@ alone, when a relation is not a claim to check against earlier values:
   substitution: a new value for the variable, not a claim about its old one;
 - ``f(5)``, ``g(g(2))``, ``p(-2)`` where ``f``/``g``/``h`` or a letter defined as ``p(x) = ...`` is a
   function: function notation, which no parser reads (``f(5)`` is not ``5 f``);
+- ``Let $x$ be the number of apples``: a new meaning for ``x``; its carried value is dropped;
 - ``3.2 + 4.8 = 8 m``, ``3*19 = 57L``: a unit letter after a number, dropped when the letter is not
   a variable of the solution and another side of the claim has no letter (``240g/5 = 48g`` keeps it).
 """
@@ -28,6 +29,18 @@ _APPLIED = re.compile(r"(?<![A-Za-z\\])([A-Za-z])\s*(?:\\left\s*)?\(")
 #: Single letters that are units when they follow the last number of a claim.
 UNIT_LETTERS = frozenset("mgLlhskt")
 _TRAILING_UNIT = re.compile(r"^(.*\d)\s*([A-Za-z])$", re.DOTALL)
+
+
+#: "Let $x$ be the number of apples", "let n denote ...": a letter given a new meaning.
+_DECLARATION = re.compile(
+    r"(?i)\b(?:let|letting|suppose|call|denote)\s+\$?\s*([A-Za-z])\s*\$?\s+"
+    r"(?:be|denote|denotes|represent|represents|stand|stands|equal\s+the|is\s+the|for)\b"
+)
+
+
+def declared_letters(text: str) -> set[str]:
+    """Letters a step declares anew ("Let $x$ be ..."): their carried values no longer hold."""
+    return {m.group(1) for m in _DECLARATION.finditer(text)}
 
 
 def is_case_lead(lead: str) -> bool:

@@ -168,6 +168,8 @@ class StepChecker:
         return [{"claim": f"{left} = {right}", "verdict": 1 if ok else -1, "reason": reason}]
 
     def _claims_of(self, step: Piece) -> list[dict[str, Any]]:
+        for letter in claimtext.declared_letters(step.text):
+            self._forget(sympy.Symbol(letter))
         claims = find_claims(step)[: self.params.max_claims_per_step]
         results: list[dict[str, Any]] = []
         if not claims:

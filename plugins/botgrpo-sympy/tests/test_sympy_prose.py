@@ -120,6 +120,11 @@ def test_labels_agree_with_the_independent_reference(corpus: list[dict]) -> None
             "The solutions are $x = 5$ and $x = -3$.",
             [1, 1, 1],  # x = 5 is a new binding (0), x = -3 follows from the last equation (+1)
         ),
+        (
+            "a letter declared anew",
+            "Let $x = 5$.\nLet $x$ be the number of apples: $x + 3 = 10$, $x = 7$.",
+            [0, 1],
+        ),
         ("condition", "x = 2\nIf $x > 3$, then it fails.\nCheck: $4 > 3$.\nCheck: $2 > 3$.", [0, 0, 1, -1]),
         (
             "chain with given equations",
