@@ -14,9 +14,12 @@ import time
 from pathlib import Path
 
 import pytest
+from train_fixtures import arith_plugin, parse, run_dict  # noqa: F401  (fixture)
 
 from botgrpo_core.cli.main import main
+from botgrpo_core.engine.interrupt import RunInterrupted
 from botgrpo_core.engine.outputs import check_output_dir, checkpoint_problem, checkpoints, earlier_run
+from botgrpo_core.engine.run import run_training
 from botgrpo_core.engine.setup import TrainingSetupError
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -163,3 +166,46 @@ def test_a_signal_stops_a_real_run_after_saving_a_checkpoint(tmp_path, signum, g
     assert hint[0].endswith(f"botgrpo train {run_file} --resume"), hint
     assert not (out / "final_model").exists() and not (out / "summary.json").exists()
     assert max(_train_steps(out)) == step
+
+
+# In-process: the two other ways a signal lands (real signals, sent by the run to itself).
+def test_a_signal_before_the_training_loop_stops_at_once(tmp_path, arith_plugin):  # noqa: F811
+    """During set-up (here: as the initial evaluation starts) there is no step to finish: the run stops
+    now, nothing is saved, and the message says to start again with --overwrite."""
+
+    def log(message: str) -> None:
+        if message.startswith("evaluating the initial policy"):
+            os.kill(os.getpid(), signal.SIGTERM)
+
+    config = parse(run_dict(tmp_path / "run"))
+    with pytest.raises(RunInterrupted) as caught:
+        run_training(config, progress=False, log=log)
+    assert caught.value.checkpoint is None and caught.value.exit_code == 128 + signal.SIGTERM
+    assert "no checkpoint was saved, start again with --overwrite" in str(caught.value)
+    assert checkpoints(tmp_path / "run") == [] and not (tmp_path / "run" / "final_model").exists()
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL  # the run's handlers are gone
+
+
+def test_a_second_signal_stops_without_saving(tmp_path, arith_plugin):  # noqa: F811
+    """The first signal asks for save-and-stop at the step's end; a second one before that stops at once,
+    and the last complete checkpoint (the step before) is the one to resume from."""
+    from transformers import TrainerCallback
+
+    class TwoSignals(TrainerCallback):
+        def on_step_end(self, args, state, control, **kwargs):
+            if state.global_step == 2:
+                os.kill(os.getpid(), signal.SIGINT)  # save after this step ...
+                os.kill(os.getpid(), signal.SIGINT)  # ... no: now
+
+    config = parse(run_dict(tmp_path / "run", training={"steps": 4, "save_every": 1}))
+    messages: list[str] = []
+    with pytest.raises(RunInterrupted) as caught:
+        run_training(config, callbacks=[TwoSignals()], progress=False, log=messages.append)
+    assert (caught.value.signum, caught.value.step, caught.value.checkpoint) == (
+        signal.SIGINT,
+        1,
+        "checkpoint-1",
+    )
+    assert [s for s, _ in checkpoints(tmp_path / "run")] == [1]
+    assert any(m.startswith("SIGINT: stopping after this step") for m in messages), messages
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
