@@ -18,6 +18,7 @@ it: that kind's count is unbalanced, and the indentation says where each block e
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -33,7 +34,7 @@ _ATOMIC = frozenset({"string", "regex", "jsx_text", "number"})
 
 
 #: Insertion points tried per blame (each costs one parse of the repaired code).
-MAX_CANDIDATES = 16
+MAX_CANDIDATES = 24
 
 
 @dataclass(frozen=True)
@@ -68,6 +69,7 @@ class _Tokens:
             break
         errors = iter_error_nodes(parsed.root, 1)
         self.error_at: int | None = errors[0].start_byte if errors else None
+        self.source = parsed.source
         self.starts = np.asarray(starts, dtype=np.int64)
         self.ends = np.asarray(ends, dtype=np.int64)
         self.kinds = kinds
@@ -132,21 +134,25 @@ def missing_bracket(parsed: Parsed) -> Blame | None:
     forward = counts[opener] > 0
     place = _closer_place if forward else _opener_place
     orphans = _orphans(tokens, opener, forward)
-    found = [b for b in (place(tokens, o, opener) for o in orphans) if b is not None]
-    if not found:
-        return None
-    positions = [p for b in found for p in b.positions]
-    # an empty pair (`f()` from `f)`) is rarely what was meant: right next to an orphan goes last
-    beside = {int(tokens.ends[o]) if forward else int(tokens.starts[o]) for o in orphans}
-    positions = [p for p in positions if p not in beside] + [p for p in positions if p in beside]
-    # then anywhere on the orphan's own line (between it and the line's end, or start)
-    for o in orphans[:2]:
+    positions: list[int] = []
+    found = None
+    for o in orphans:
+        blame = place(tokens, o, opener)
+        if blame is not None:
+            found = found or blame
+            positions += blame.positions
+        # then anywhere on the orphan's own line (between it and the line's end, or start)
         row = int(tokens.row[o])
         if forward:
             positions += _row_ends(tokens, row, after=o)
         else:
             positions += [int(tokens.starts[k]) for k in range(o, int(tokens.first_tok[row]) - 1, -1)]
-    return _blame(positions, found[0].text, found[0].message, limit=MAX_CANDIDATES)
+    if found is None:
+        return None
+    # an empty pair (`f()` from `f)`) is rarely what was meant: right next to an orphan goes last
+    beside = {int(tokens.ends[o]) if forward else int(tokens.starts[o]) for o in orphans}
+    positions = [p for p in positions if p not in beside] + [p for p in positions if p in beside]
+    return _blame(positions, found.text, found.message, limit=MAX_CANDIDATES)
 
 
 def token_around(tokens_parsed: Parsed, position: int) -> tuple[int, int]:
@@ -188,10 +194,25 @@ def _orphans(tokens: _Tokens, opener: str, forward: bool, limit: int = 3) -> lis
         elif step < 0 and stack:
             j = stack.pop()
             o, c = (j, i) if forward else (i, j)
-            ro, rc = int(tokens.row[o]), int(tokens.row[c])
-            if ro != rc and tokens.block_end(ro) != rc and len(misplaced) < limit:
+            if not _in_place(tokens, o, c) and len(misplaced) < limit:
                 misplaced.append(j)
     return list(dict.fromkeys(misplaced + stack[::-1][:limit]))
+
+
+def _in_place(tokens: _Tokens, o: int, c: int) -> bool:
+    """Whether opener ``o`` and closer ``c`` sit where the indentation says a pair does.
+
+    On one line; or a block: the closer on the line where the indentation comes back. A bracket in
+    the middle of a line whose next line is no deeper (``<A {...p />``) pairs on its own line.
+    """
+    ro, rc = int(tokens.row[o]), int(tokens.row[c])
+    if ro == rc:
+        return True
+    if not tokens.last[o] and tokens.block_end(ro) == ro + 1:
+        return False
+    if not tokens.first[c] and rc > 0 and tokens.indents[rc - 1] <= tokens.indents[rc]:
+        return False
+    return tokens.block_end(ro) == rc
 
 
 def _row_ends(tokens: _Tokens, row: int, after: int = -1) -> list[int]:
@@ -200,7 +221,7 @@ def _row_ends(tokens: _Tokens, row: int, after: int = -1) -> list[int]:
     return [int(tokens.ends[k]) for k in range(last, max(first, after + 1) - 1, -1)]
 
 
-def _blame(positions: list[int], text: str, message: str, limit: int = 8) -> Blame:
+def _blame(positions: list[int], text: str, message: str, limit: int = 12) -> Blame:
     unique = list(dict.fromkeys(positions))[:limit]
     return Blame(tuple(unique), text, message)
 
@@ -233,18 +254,61 @@ def _closer_place(tokens: _Tokens, o: int, opener: str) -> Blame | None:
     return _blame(late, closer, message)
 
 
+_LEX = re.compile(rb"[A-Za-z_$][\w$]*|\d[\w.]*|'(?:[^'\\\n]|\\.)*'|\"(?:[^\"\\\n]|\\.)*\"|\.\.\.|=>|\S")
+_NOT_OPERANDS = frozenset({b"import", b"const", b"let", b"var", b"return", b"export", b"new", b"typeof"})
+_NOT_STARTS = frozenset({b"in", b"of", b"as", b"instanceof"})
+_BRACE_AFTER = frozenset({b"import", b"const", b"let", b"var", b"=", b"=>", b"return", b":", b"export"})
+
+
+def _lex(source: bytes, start: int, end: int) -> list[tuple[int, bytes]]:
+    """(offset, text) of the lexical tokens of ``source[start:end]``, then ``end`` itself.
+
+    Under error recovery tree-sitter's leaves can swallow words (``clsx props`` as one node), so
+    the candidate places on one line come from the text.
+    """
+    found = [(start + m.start(), m.group()) for m in _LEX.finditer(source, start, end)]
+    return [*found, (end, b"")]
+
+
+def _word(text: bytes) -> bool:
+    return text[:1].isalnum() or text[:1] in (b"_", b"$")
+
+
+def _opens_here(lexed: list[tuple[int, bytes]], k: int, opener: str) -> bool:
+    """Whether a missing ``opener`` before lexed token ``k`` fits the tokens around it: ``f x`` (two
+    operands touching) for ``(``; after ``import``/``const``/``=``/... (or an import's ``,``) for ``{``."""
+    if k == 0 or k >= len(lexed) - 1:
+        return False
+    prev, nxt = lexed[k - 1][1], lexed[k][1]
+    if opener == "(":
+        ends = prev in (b")", b"]") or prev[:1] in (b"'", b'"') or (_word(prev) and prev not in _NOT_OPERANDS)
+        starts = (
+            nxt[:1] in (b"'", b'"', b"[", b"!", b"`")
+            or nxt == b"..."
+            or (_word(nxt) and nxt not in _NOT_STARTS)
+        )
+        return ends and starts
+    if opener == "{":
+        return prev in _BRACE_AFTER or (prev == b"," and lexed[0][1] == b"import")
+    return prev in (b"=", b"(", b",", b"return", b":")
+
+
 def _opener_place(tokens: _Tokens, c: int, opener: str) -> Blame | None:
     """Where the opener of closer token ``c`` may go, most likely first, by the indentation."""
     row = int(tokens.row[c])
     message = f"missing {opener!r} (the {tokens.kinds[c]!r} here closes nothing)"
     first = int(tokens.first_tok[row])
-    starts_before = [int(tokens.starts[k]) for k in range(c, first - 1, -1)]
     same_line = not tokens.first[c] and (row == 0 or tokens.indents[row - 1] <= tokens.indents[row])
     head = None if same_line else tokens.block_head(row)
     if head is None:
-        # on the closer's line (`render element, container)`): nearest the parser's first error first
+        # on the closer's line (`render element, container)`): where it starts a list or an operand
+        # after a callee (`f x` is not JavaScript), else nearest the parser's first error
         hint = tokens.error_at if tokens.error_at is not None else int(tokens.starts[c])
-        return _blame(sorted(starts_before, key=lambda p: abs(p - hint)), opener, message)
+        lexed = _lex(tokens.source, int(tokens.starts[first]), int(tokens.starts[c]))
+        ranked = sorted(
+            range(len(lexed)), key=lambda k: (not _opens_here(lexed, k, opener), abs(lexed[k][0] - hint))
+        )
+        return _blame([lexed[k][0] for k in ranked], opener, message)
     ends = _row_ends(tokens, head)
     if tokens.first[c]:
         # a block closed by a line-leading closer: it opens at the end of the head line
