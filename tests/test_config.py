@@ -151,6 +151,10 @@ def test_override_addresses_list_items_by_index_or_name(tmp_path: Path) -> None:
     assert [s.name for s in replaced] == ["core.exact_answer", "core.length"]
     with pytest.raises(ConfigError, match=r"write rewards\.signals\[core\.regex\]\.params\.value"):
         load_config(path, ["rewards.signals.core.regex.params.value=1"])
+    with pytest.raises(
+        ConfigError, match=r"engine\.trl_args\.x has 0 item\(s\), so there is no \[0\] \(it is empty\)"
+    ):
+        load_config(path, ["engine.trl_args.x=[]", "engine.trl_args.x[0]=1"])
 
 
 def test_strict_scalars_keep_plain_values() -> None:

@@ -39,8 +39,9 @@ def _list_item(items: list[Any], part: str, rest: list[str], at: str, where: str
     if part in names:
         return names.index(part)
     if part.isdigit():
+        indices = f"indices 0-{len(items) - 1}" if items else "it is empty"
         raise ConfigError(
-            f"{where}: {at} has {len(items)} item(s), so there is no [{part}] (indices 0-{len(items) - 1}); "
+            f"{where}: {at} has {len(items)} item(s), so there is no [{part}] ({indices}); "
             f"to add an item, set the whole list: {at}=[...]"
         )
     dotted = [".".join([part, *rest[:k]]) for k in range(len(rest), -1, -1)]
