@@ -76,7 +76,7 @@ def _split_commas(text: str) -> list[str]:
 
 
 def _top_level_commas(text: str) -> bool:
-    return len(_split_commas(text)) > 1 and not re.fullmatch(r"-?\d{1,3}(,\d{3})+(\.\d+)?", text)
+    return len(_split_commas(text)) > 1 and not numberformat.COMMA_NUMBER.match(text)
 
 
 def _scalar(text: str, limits: Limits) -> Any:

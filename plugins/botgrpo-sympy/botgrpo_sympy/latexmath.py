@@ -31,6 +31,7 @@ from latex2sympy2_extended.math_normalization import NormalizationConfig, normal
 
 from botgrpo_sympy import build
 from botgrpo_sympy.limits import LimitExceeded, Limits, Undefined, Unsupported
+from botgrpo_sympy.numberformat import COMMA_NUMBER
 
 #: LaTeX commands accepted (without the backslash). Everything else makes the text not checkable.
 ALLOWED_COMMANDS = frozenset(
@@ -125,7 +126,6 @@ ALLOWED_COMMANDS = frozenset(
 )
 _COMMAND = re.compile(r"\\([A-Za-z]+)")
 _SPACING = re.compile(r"\\[,;:! ]|~")
-_COMMA_NUMBER = re.compile(r"^\s*(-?)(\d{1,3}(?:,\d{3})+)(\.\d+)?\s*$")
 _NUMBER = re.compile(r"^(\d*)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$")
 _BINOM = re.compile(r"\\binom\s*\{\s*(\d{1,3})\s*\}\s*\{\s*(\d{1,3})\s*\}")
 
@@ -166,7 +166,7 @@ class _GuardedConverter(_Latex2Sympy):
 
     def parse(self, latex_str: str) -> Any:
         # The base class sends "1,000"-style input to convert_number(), which calls sympify.
-        m = _COMMA_NUMBER.match(latex_str)
+        m = COMMA_NUMBER.match(latex_str)
         if m is not None:
             value = exact_number(m.group(2) + (m.group(3) or ""), self.limits)
             return -value if m.group(1) else value

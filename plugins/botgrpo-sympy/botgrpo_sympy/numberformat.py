@@ -53,6 +53,15 @@ _CURRENCY = re.compile(r"\\?[$€£]\s?(?=\.?\d)")
 _SPACE_GROUPS = re.compile(rf"(?<![\d.,])\d{{1,3}}(?:(?:{_GROUP_SPACE}| )\d{{3}})+(?![\d/.]|,\d| \d+/)")
 _LATEX_COMMA = re.compile(r"(?<=\d)\{,\}(?=\d{3})")
 _COMMA_GROUP = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
+#: A whole number written with comma groups: ``-1,234,567.5`` (sign, groups, decimals).
+COMMA_NUMBER = re.compile(r"^\s*(-?)(\d{1,3}(?:,\d{3})+)(\.\d+)?\s*$")
+
+
+def comma_group_at(text: str, pos: int) -> bool:
+    """Does a thousands comma sit at ``text[pos]`` (``1,000``, not ``1,2`` or ``1,0000``)?"""
+    return bool(_COMMA_GROUP.match(text, pos)) and text[pos - 1 : pos].isdigit()
+
+
 _MIXED = re.compile(r"(?<![\d./])(\d+) (\d+)/(\d+)(?![\d/.])")
 _LEADING_DOT = re.compile(r"(?<![\d.])\.(?=\d)")
 _PERCENT = re.compile(r"(\d+(?:\.\d+)?)\s?\\?%")

@@ -228,7 +228,7 @@ def _runs(text: str, offset: int) -> list[Piece]:
         elif kind == "comma":
             # Inside brackets a comma separates arguments; thousands groups (1,000) stay numbers;
             # elsewhere it ends a clause ("x = 3, so y = 4").
-            thousands = re.match(r",\d{3}(?!\d)", text[pos:]) and last_end == pos and start is not None
+            thousands = numberformat.comma_group_at(text, pos) and last_end == pos and start is not None
             math_token = depth > 0 or bool(thousands)
         if kind == "op" and value in "({":
             depth += 1
