@@ -15,6 +15,7 @@ import shutil
 import zipfile
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from botgrpo_core.engine.setup import TrainingSetupError
 
@@ -111,6 +112,32 @@ def last_checkpoint(output_dir: Path, warn: Callable[[str], None]) -> str:
         f"--resume: {where} has no checkpoint-N folder to resume from; "
         "run without --resume to start, or point output_dir at an earlier run"
     )
+
+
+# ------------------------------------------------------------------------------------------------
+# The metrics file
+# ------------------------------------------------------------------------------------------------
+def parse_metrics(data: bytes) -> tuple[list[dict[str, Any]], list[str]]:
+    """The records of ``metrics.jsonl``, and a note for each line that is not one (a torn write: cut
+    JSON, cut UTF-8, a NUL-filled tail)."""
+    records: list[dict[str, Any]] = []
+    dropped: list[str] = []
+    for n, raw in enumerate(data.split(b"\n"), 1):
+        line = raw.strip(b"\x00 \t\r")
+        if not line:
+            if b"\x00" in raw:  # a preallocated tail that was never written
+                dropped.append(f"line {n} ({len(raw)} NUL bytes)")
+            continue
+        try:
+            record = json.loads(line.decode("utf-8"))
+        except (UnicodeDecodeError, ValueError):
+            dropped.append(f"line {n} ({len(raw)} bytes, not a JSON record)")
+            continue
+        if isinstance(record, dict) and isinstance(record.get("step"), int):
+            records.append(record)
+        else:
+            dropped.append(f"line {n} (no step)")
+    return records, dropped
 
 
 # ------------------------------------------------------------------------------------------------

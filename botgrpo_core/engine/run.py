@@ -44,6 +44,7 @@ from botgrpo_core.engine.outputs import (
     checkpoint_problem,
     checkpoints,
     last_checkpoint,
+    parse_metrics,
     prepare_output_dir,
 )
 from botgrpo_core.engine.report import _summary, format_report, write_plots
@@ -69,7 +70,7 @@ class MetricsLog:
         """
         if not self.enabled or not self.path.is_file():
             return []
-        records, dropped = _parse_lines(self.path.read_bytes())
+        records, dropped = parse_metrics(self.path.read_bytes())
         keep = [r for r in records if r.get("kind") != "summary" and r["step"] <= step]
         self.path.write_text("".join(json.dumps(r) + "\n" for r in keep), encoding="utf-8")
         return dropped
@@ -85,29 +86,7 @@ class MetricsLog:
     def read(self) -> list[dict[str, Any]]:
         if not self.path.is_file():
             return []
-        return _parse_lines(self.path.read_bytes())[0]
-
-
-def _parse_lines(data: bytes) -> tuple[list[dict[str, Any]], list[str]]:
-    """The JSON records of a metrics file, and a note for each line that is not one (torn writes)."""
-    records: list[dict[str, Any]] = []
-    dropped: list[str] = []
-    for n, raw in enumerate(data.split(b"\n"), 1):
-        line = raw.strip(b"\x00 \t\r")
-        if not line:
-            if b"\x00" in raw:  # a preallocated tail that was never written
-                dropped.append(f"line {n} ({len(raw)} NUL bytes)")
-            continue
-        try:
-            record = json.loads(line.decode("utf-8"))
-        except (UnicodeDecodeError, ValueError):
-            dropped.append(f"line {n} ({len(raw)} bytes, not a JSON record)")
-            continue
-        if isinstance(record, dict) and isinstance(record.get("step"), int):
-            records.append(record)
-        else:
-            dropped.append(f"line {n} (no step)")
-    return records, dropped
+        return parse_metrics(self.path.read_bytes())[0]
 
 
 def _jsonable(value: Any) -> Any:
