@@ -149,10 +149,6 @@ def _cmd_train(args: argparse.Namespace) -> int:
     return 0
 
 
-#: the commands the core defines; any other name (and ``--help``) asks the plugins for theirs
-CORE_COMMANDS = ("plugins", "validate", "score", "train")
-
-
 def _wants_plugin_commands(argv: Sequence[str]) -> bool:
     """Whether parsing ``argv`` needs the plugins' commands: not for a core command (no plugin import)."""
     command = next((a for a in argv if not a.startswith("-")), None)
@@ -169,11 +165,23 @@ def build_parser(*, plugin_commands: bool = True) -> argparse.ArgumentParser:
 
     parser.add_argument("--version", action="version", version=f"botgrpo {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for add in _CORE_PARSERS.values():
+        add(sub)
+    if plugin_commands:
+        for problem in add_plugin_commands(sub):
+            print(f"warning: {problem}", file=sys.stderr)
+    return parser
 
+
+def _add_plugins(sub: argparse._SubParsersAction) -> None:
+    """``botgrpo plugins``'s arguments."""
     p = sub.add_parser("plugins", help="list installed plugins, their signals and load errors")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(func=_cmd_plugins)
 
+
+def _add_validate(sub: argparse._SubParsersAction) -> None:
+    """``botgrpo validate``'s arguments."""
     p = sub.add_parser("validate", help="check a run file without loading models")
     p.add_argument("run_file", help="the run YAML")
     p.add_argument(
@@ -181,6 +189,9 @@ def build_parser(*, plugin_commands: bool = True) -> argparse.ArgumentParser:
     )
     p.set_defaults(func=_cmd_validate)
 
+
+def _add_score(sub: argparse._SubParsersAction) -> None:
+    """``botgrpo score``'s arguments."""
     p = sub.add_parser(
         "score", help="score completions with a run file's mixture; show token rewards and advantages"
     )
@@ -205,6 +216,9 @@ def build_parser(*, plugin_commands: bool = True) -> argparse.ArgumentParser:
     )
     p.set_defaults(func=_cmd_score)
 
+
+def _add_train(sub: argparse._SubParsersAction) -> None:
+    """``botgrpo train``'s arguments."""
     p = sub.add_parser("train", help="train a policy from a run file")
     p.add_argument("run_file", help="the run YAML")
     p.add_argument(
@@ -220,10 +234,10 @@ def build_parser(*, plugin_commands: bool = True) -> argparse.ArgumentParser:
     )
     p.set_defaults(func=_cmd_train)
 
-    if plugin_commands:
-        for problem in add_plugin_commands(sub):
-            print(f"warning: {problem}", file=sys.stderr)
-    return parser
+
+#: the commands the core defines, with their parsers; any other name (and ``--help``) asks the plugins
+_CORE_PARSERS = {"plugins": _add_plugins, "validate": _add_validate, "score": _add_score, "train": _add_train}
+CORE_COMMANDS = tuple(_CORE_PARSERS)
 
 
 def add_plugin_commands(subparsers: argparse._SubParsersAction) -> list[str]:
