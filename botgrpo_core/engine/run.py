@@ -9,8 +9,12 @@ before, during and after, and writes into ``training.output_dir``:
 - ``config.yaml``: the resolved run file;
 - ``metrics.jsonl``: one JSON object per line, ``{"kind": "train" | "eval", "step": n, ...}`` (the keys:
   docs/concepts.md, "Training metrics");
-- ``checkpoint-N/``: TRL/HF checkpoints (``--resume`` continues from the last one), ``final_model/``;
+- ``checkpoint-N/``: TRL/HF checkpoints (``--resume`` continues from the last complete one), ``final_model/``;
 - ``training_curves.png`` and ``advantages.png``; ``summary.json``.
+
+An earlier run in that folder is never deleted implicitly (``resume`` continues it, ``overwrite`` replaces
+it, otherwise the run is refused), and SIGINT/SIGTERM stop it at a step boundary after a checkpoint
+(:mod:`botgrpo_core.engine.interrupt`).
 
 The benchmarks call :func:`run_training` once per (method, seed) with a ready model folder.
 """
