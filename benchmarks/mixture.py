@@ -24,8 +24,8 @@ import torch
 
 from botgrpo_core.config.models import RewardsConfig
 from botgrpo_core.estimators.compute import compute_advantages
-from botgrpo_core.rewards.alignment import TokenOffsets
 from botgrpo_core.rewards.mixture import RewardMixture
+from botgrpo_core.rewards.offsets import TokenOffsets
 from botgrpo_core.signals import Sample
 
 

@@ -13,7 +13,7 @@ from botgrpo_core.engine.tiny import (
     count_parameters,
     save_pretrained,
 )
-from botgrpo_core.rewards.alignment import decode_with_offsets
+from botgrpo_core.rewards.offsets import decode_with_offsets
 
 
 def test_char_tokenizer_one_token_per_character():

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 
-from botgrpo_core.rewards.offsets import TokenOffsets, decode_with_offsets  # noqa: F401 (re-exported for callers)
+from botgrpo_core.rewards.offsets import TokenOffsets
 
 if TYPE_CHECKING:
     import torch

@@ -24,10 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from botgrpo_core.config.checks import validate_params
 from botgrpo_core.config.models import RewardsConfig
-from botgrpo_core.rewards.alignment import (
-    align_spans,
-    offsets_tensor,
-)
+from botgrpo_core.rewards.alignment import align_spans, offsets_tensor
 from botgrpo_core.rewards.runner import SignalError, _SignalRunner
 from botgrpo_core.rewards.signal_metrics import (
     mixture_metrics,

@@ -15,12 +15,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from botgrpo_core.config.models import SignalConfig
-from botgrpo_core.rewards.alignment import (
-    CheckedSpans,
-    misfit_spans,
-    span_problem,
-    span_table,
-)
+from botgrpo_core.rewards.alignment import CheckedSpans, misfit_spans, span_problem, span_table
 from botgrpo_core.rewards.pool import WorkerPool
 from botgrpo_core.rewards.signal_metrics import (
     scorer_metrics,

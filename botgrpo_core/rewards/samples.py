@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from botgrpo_core.rewards.alignment import decode_with_offsets
+from botgrpo_core.rewards.offsets import decode_with_offsets
 from botgrpo_core.signals import Sample
 
 

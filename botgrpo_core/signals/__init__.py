@@ -76,7 +76,7 @@ class Sample:
     :param completion: the decoded completion text.
     :param token_ids: completion token ids (may be empty where no tokenizer is involved).
     :param offsets: ``offsets[t] == (start, end)``, character range of token ``t`` in ``completion``
-        (trainers pass a read-only :class:`botgrpo_core.rewards.alignment.TokenOffsets`; any sequence of pairs works).
+        (trainers pass a read-only :class:`botgrpo_core.rewards.offsets.TokenOffsets`; any sequence of pairs works).
     :param row: the dataset row's other fields (reference answer, tests, spec...).
     """
 

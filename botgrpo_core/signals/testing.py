@@ -62,7 +62,7 @@ def make_samples(
     """
     import numpy as np
 
-    from botgrpo_core.rewards.alignment import TokenOffsets
+    from botgrpo_core.rewards.offsets import TokenOffsets
     from botgrpo_core.rewards.samples import decode_samples
 
     prompts = [prompt] * len(completions) if isinstance(prompt, str) else list(prompt)
