@@ -43,7 +43,7 @@ test: lint
 	$(BIN)/python -m pytest -q -p no:cacheprovider
 
 demo: install
-	$(BIN)/botgrpo train examples/quickstart.yaml
+	$(BIN)/botgrpo train examples/quickstart.yaml --overwrite  # the demo owns runs/quickstart
 
 docs: install
 	$(BIN)/python scripts/gen_config_docs.py

@@ -122,7 +122,9 @@ def main(argv: list[str] | None = None) -> int:
             step_times.append(time.perf_counter() - self.t0)
 
     t0 = time.perf_counter()
-    summary = run_training(config, callbacks=[Timer()], progress=False)
+    summary = run_training(
+        config, callbacks=[Timer()], progress=False, overwrite=True
+    )  # its own scratch folder
     info["wall_s"] = round(time.perf_counter() - t0, 2)
     info["step_s"] = [round(t, 3) for t in step_times]
     records = [json.loads(line) for line in (args.out / "run" / "metrics.jsonl").read_text().splitlines()]
