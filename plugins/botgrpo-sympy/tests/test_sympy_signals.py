@@ -13,6 +13,7 @@ Injection proof, in three parts:
 from __future__ import annotations
 
 import importlib.metadata
+import json
 import re
 import subprocess
 import sys
@@ -28,6 +29,8 @@ from botgrpo_sympy import worker
 from botgrpo_sympy.params import AnswerParams, StepsParams
 from botgrpo_sympy.plugin import ANSWER, STEPS
 from botgrpo_sympy.scorers import TRIPWIRE_ENV
+
+PROSE = Path(__file__).resolve().parent / "data" / "prose_corpus.jsonl"
 
 
 def _payloads(canary: Path) -> list[str]:
@@ -232,13 +235,16 @@ def test_registered_as_an_entry_point_and_cheap_to_import() -> None:
 def test_real_workload_trips_no_wire(
     scorers, tripwire: Path, labelled_steps: list[dict], answer_pairs: list[dict]
 ) -> None:
-    """Ordinary math (the labelled sets) never needs eval/exec in a guarded worker: no errors, empty log."""
+    """Ordinary math (the labelled sets, the prose corpus) never needs eval/exec in a guarded worker:
+    no errors, empty log."""
     steps, answer = scorers
+    prose = [json.loads(line) for line in PROSE.read_text(encoding="utf-8").splitlines()]
     step_results = steps.score(
         [
             Sample(prompt=r["prompt"], completion="\n".join(s["text"] for s in r["steps"]))
             for r in labelled_steps
         ]
+        + [Sample(prompt=r["prompt"], completion="\n".join(x["text"] for x in r["lines"])) for r in prose]
     )
     answer_results = answer.score(
         [
