@@ -353,9 +353,10 @@ _LIST_MARKER = re.compile(r"^\s*(?:[-*•]\s+|\d{1,2}[.)]\s+|\(?[a-zA-Z]\)\s+)")
 
 
 def _plain_dollars(text: str) -> str:
-    """Blank out ``$`` signs that do not delimit LaTeX: currency (``$7.50``) and ``$...$`` around
-    math with no backslash, brace or multi-letter word (``$2 + 3 = 5$``), which the plain grammar
-    reads anyway; ``$2ab$`` stays LaTeX, where juxtaposed letters are a product."""
+    """Blank out ``$`` signs that do not delimit LaTeX: currency (``$7.50``; a ``$`` before a number
+    whose "inner text" up to the next ``$`` has prose words is a price) and ``$...$`` around math with
+    no backslash, brace or multi-letter word (``$2 + 3 = 5$``), which the plain grammar reads anyway;
+    ``$2ab$`` stays LaTeX, where juxtaposed letters are a product."""
     if "$" not in text:
         return text
     chars = list(text)
@@ -367,9 +368,13 @@ def _plain_dollars(text: str) -> str:
         b = positions[i + 1] if i + 1 < len(positions) else None
         inner = text[a + width : b] if b is not None else None
         words = re.findall(r"[A-Za-z]{2,}", inner or "")
-        plain = inner is None or not (
-            re.search(r"[\\{}]", inner) or any(w.lower() not in _WORD_OK for w in words)
-        )
+        prose = any(w.lower() not in _WORD_OK for w in words)
+        if width == 1 and inner is not None and prose and re.match(r"\.?\d", inner) and "\\" not in inner:
+            # "If each costs $3, then 4 cost 4 x 3 = $12": a price, and the next $ opens anew
+            chars[a] = " "
+            i += 1
+            continue
+        plain = inner is None or not (re.search(r"[\\{}]", inner) or prose)
         if plain:
             for k in range(a, a + width):
                 chars[k] = " "

@@ -77,6 +77,11 @@ def test_labels_agree_with_the_independent_reference(corpus: list[dict]) -> None
         ("leading-dot decimal", "She works 30*.5 = 15 hours.\n2/.5 = 4", [1, 1]),
         ("leading-dot decimal, wrong", "2/.5 = 5", [-1]),
         ("$ inside an expression", "3*$40 = $120.\n3*$40 = $130.", [1, -1]),
+        (
+            "two prices in a sentence",
+            "If each costs $3, then 4 cost 4 x 3 = $12.\nAt $3 each, 4 x 3 = $13.",
+            [1, -1],
+        ),
         ("percent", "The discount is 25% * 80 = $20.\nSo 60/250 * 100 = 24%.\n25% * 80 = 25", [1, 1, -1]),
         (
             "thousands with spaces / NBSP",
