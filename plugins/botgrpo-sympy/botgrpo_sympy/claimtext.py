@@ -8,8 +8,8 @@ alone, when a relation is not a claim to check against earlier values:
 - ``f(5)``, ``g(g(2))``, ``p(-2)`` where ``f``/``g``/``h`` or a letter defined as ``p(x) = ...`` is a
   function: function notation, which no parser reads (``f(5)`` is not ``5 f``);
 - ``Let $x$ be the number of apples``: a new meaning for ``x``; its carried value is dropped;
-- ``3.2 + 4.8 = 8 m``, ``3*19 = 57L``: a unit letter after a number, dropped when the letter is not
-  a variable of the solution and another side of the claim has no letter (``240g/5 = 48g`` keeps it).
+- ``3.2 + 4.8 = 8 m``, ``3*19 = 57L``: a unit letter after the result of a calculation, dropped when
+  the letter is not a variable of the solution (``2s = 10`` and ``240g/5 = 48g`` keep it).
 """
 
 from __future__ import annotations

@@ -282,23 +282,23 @@ class StepChecker:
         return results
 
     def _without_units(self, sides: list[Side], latex: bool) -> list[Side]:
-        """``3*19 = 57L``: a unit letter on some sides only (the others are numbers) is dropped."""
+        """``3*19 = 57L``: a unit letter after the result of a calculation is dropped.
+
+        Only on the last side, and only when the other sides are numbers with an operator (a
+        calculation): ``2s = 10`` is an equation in ``s``, not ``2 = 10``.
+        """
+        last = sides[-1]
         known = {str(s) for s in self.state.known}
-        stripped = [claimtext.without_unit(s.text, known) if s.value is not None else None for s in sides]
-        letters = {u for found in stripped if found for _, u in [found]}
-        plain = [s for s, found in zip(sides, stripped, strict=True) if not found]
-        if len(letters) != 1 or not plain or any(s.value is None or free_symbols(s.value) for s in plain):
+        found = claimtext.without_unit(last.text, known) if last.value is not None else None
+        plain = sides[:-1]
+        calculation = any(re.search(r"[-+*/^×÷·−–]|\d\s*x\s*\d|\\(?:cdot|times|frac)", s.text) for s in plain)
+        if found is None or not calculation or any(s.value is None or free_symbols(s.value) for s in plain):
             return sides
-        out = []
-        for side, found in zip(sides, stripped, strict=True):
-            value = side.value
-            if found:
-                try:
-                    value = parse_value(found[0], self.limits, latex=latex)
-                except _UNKNOWN_PARSE:
-                    return sides
-            out.append(Side(side.text, value=value))
-        return out
+        try:
+            value = parse_value(found[0], self.limits, latex=latex)
+        except _UNKNOWN_PARSE:
+            return sides
+        return [*plain, Side(last.text, value=value)]
 
     def _start_case(self, sides: list[Side], relations: list[str]) -> list[dict[str, Any]] | None:
         """``If $x = -3$`` / ``plug in $n = 2$`` binds a new value (no verdict); a condition on a
