@@ -7,6 +7,7 @@ sample's result: spans for the local signals, a float for tree-sitter validity, 
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Mapping
 from typing import Any
 
@@ -31,12 +32,26 @@ def _extract(completion: str, params: CommonParams) -> CodeView | SampleError | 
     return view
 
 
+#: The last parses in this process: jsx.syntax and jsx.rules on the same completion parse it once.
+_recent: OrderedDict[tuple[str, float], Parsed] = OrderedDict()
+_RECENT = 64
+
+
 def parse_view(view: CodeView, params: CommonParams) -> Parsed | SampleError:
+    key = (view.code, params.parse_timeout_s)
+    hit = _recent.get(key)
+    if hit is not None:
+        _recent.move_to_end(key)
+        return hit
     try:
         # TSX is (nearly) a superset of JSX; the JS grammar is the fallback when TSX times out.
-        return parse(view.code, params.parse_timeout_s, "tsx")
+        parsed = parse(view.code, params.parse_timeout_s, "tsx")
     except ParseTimeout as exc:
         return SampleError(str(exc), reason="timeout")
+    _recent[key] = parsed
+    while len(_recent) > _RECENT:
+        _recent.popitem(last=False)
+    return parsed
 
 
 def syntax_spans(completion: str, params: SyntaxParams) -> list[Span] | SampleError:

@@ -162,6 +162,10 @@ class Renderer:
             r["located"] = [m if p.get("line") else None for p, m in zip(points, mapped, strict=False)]
 
 
+def _position(at: Any) -> bool:
+    return isinstance(at, dict) and isinstance(at.get("line"), int) and isinstance(at.get("column"), int)
+
+
 def _char_of(view: CodeView, line: int, column: int) -> int:
     """``str`` index in ``view.code`` of a 1-based line and a UTF-16 column."""
     lines = view.code.split("\n")
@@ -236,8 +240,11 @@ class RenderErrorsScorer:
         located = r.get("located") or []
         marks = []
         error = reply.get("error")
-        if reply.get("ok") is not True and isinstance(error, dict) and located and located[0]:
-            start, end = _line_span(view, _char_of(view, located[0]["line"], located[0]["column"]))
+        at = located[0] if located else None
+        if at is None and isinstance(error, dict) and isinstance(error.get("source"), dict):
+            at = error["source"]  # React threw about an element: where it was made (original file)
+        if reply.get("ok") is not True and isinstance(error, dict) and _position(at):
+            start, end = _line_span(view, _char_of(view, at["line"], at["column"]))
             meta = {"error": str(error.get("message", ""))[:300]}
             marks.append(Mark(view.to_completion(start), view.to_completion(end), p.error_value, meta))
         for w, where in zip(reply.get("warnings", []), located[1:], strict=False):

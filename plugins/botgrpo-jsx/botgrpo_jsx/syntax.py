@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from botgrpo_jsx.blame import missing_bracket, token_around
-from botgrpo_jsx.treesitter import Parsed, ParseTimeout, iter_error_nodes, parse
+from botgrpo_jsx.treesitter import Parsed, iter_error_nodes, parses_with_insertion
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -101,17 +101,21 @@ def located_cause(parsed: Parsed, deadline_s: float) -> SyntaxError_ | None:
     parsed again. The first place whose repair parses without any error is the cause (its span: the
     tokens either side of it); when none does, ``None`` (keep tree-sitter's own spans).
     """
+    if "cause" not in parsed.memo:
+        parsed.memo["cause"] = _locate(parsed, deadline_s)
+    return parsed.memo["cause"]
+
+
+def _locate(parsed: Parsed, deadline_s: float) -> SyntaxError_ | None:
     blame = missing_bracket(parsed)
     if blame is None:
         return None
-    source, insert = parsed.source, blame.text.encode()
+    insert = blame.text.encode()
     for position in blame.positions:
-        repaired = (source[:position] + insert + source[position:]).decode("utf-8", "replace")
-        try:
-            fixed = parse(repaired, deadline_s, parsed.grammar)
-        except ParseTimeout:
-            return None
-        if fixed.root.has_error:
+        verdict = parses_with_insertion(parsed, position, insert, deadline_s)
+        if verdict is None:
+            return None  # over the parse deadline: keep tree-sitter's spans
+        if not verdict:
             continue
         lo, hi = token_around(parsed, position)
         start, end = _trim(parsed.index.text, parsed.index.char_of_byte(lo), parsed.index.char_of_byte(hi))

@@ -12,9 +12,9 @@ The process-level guard (a killable worker) lives in :mod:`botgrpo_jsx.execution
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from botgrpo_jsx.offsets import TextIndex
 
@@ -40,6 +40,7 @@ class Parsed:
     :param source: the UTF-8 bytes parsed.
     :param index: offsets of ``source``'s text (byte -> ``str`` index).
     :param fallback: ``True`` when TSX exceeded its deadline and the JavaScript grammar was used.
+    :param memo: results derived from this parse, kept with it (e.g. the located cause of its errors).
     """
 
     tree: Tree
@@ -47,6 +48,7 @@ class Parsed:
     source: bytes
     index: TextIndex
     fallback: bool = False
+    memo: dict[str, Any] = field(default_factory=dict)
 
     @property
     def root(self) -> Node:
@@ -101,7 +103,9 @@ def query(grammar: Grammar, patterns: tuple[str, ...]) -> Query | None:
     return Query(lang, "\n".join(usable)) if usable else None
 
 
-def _parse_once(grammar: Grammar, source: bytes, deadline: float) -> Tree | None:
+def _parse_once(
+    grammar: Grammar, source: bytes, deadline: float, old_tree: Tree | None = None
+) -> Tree | None:
     def read(byte_offset: int, _point: object) -> bytes:
         return source[byte_offset : byte_offset + _CHUNK]
 
@@ -110,10 +114,34 @@ def _parse_once(grammar: Grammar, source: bytes, deadline: float) -> Tree | None
 
     parser = _parser(grammar)
     try:
+        if old_tree is not None:
+            return parser.parse(read, old_tree, progress_callback=progress)
         return parser.parse(read, progress_callback=progress)
     except ValueError:  # "Parsing failed": cancelled by the progress callback
         parser.reset()
         return None
+
+
+def parses_with_insertion(parsed: Parsed, position: int, text: bytes, deadline_s: float) -> bool | None:
+    """Whether the code with ``text`` inserted at byte ``position`` parses without any error.
+
+    An incremental parse (the old tree edited, its untouched subtrees reused): a few times cheaper
+    than parsing again. ``None`` when the parse exceeded ``deadline_s``.
+    """
+    source = parsed.source[:position] + text + parsed.source[position:]
+    row = parsed.source.count(b"\n", 0, position)
+    column = position - (parsed.source.rfind(b"\n", 0, position) + 1)
+    tree = parsed.tree.copy()
+    tree.edit(
+        start_byte=position,
+        old_end_byte=position,
+        new_end_byte=position + len(text),
+        start_point=(row, column),
+        old_end_point=(row, column),
+        new_end_point=(row, column + len(text)),
+    )
+    fixed = _parse_once(parsed.grammar, source, time.monotonic() + deadline_s, tree)
+    return None if fixed is None else not fixed.root_node.has_error
 
 
 def parse(code: str, deadline_s: float, grammar: Grammar = "tsx") -> Parsed:

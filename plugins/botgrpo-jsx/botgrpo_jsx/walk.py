@@ -42,6 +42,18 @@ _LOOPS = {
 }
 #: Wrappers whose function argument is still the component (``memo(function X() {...})``).
 _HOC = re.compile(r"^(?:React\.)?(?:memo|forwardRef|observer|styled|withRouter|connect\(.*\))$", re.DOTALL)
+#: Parents whose child positions can make a hook conditional (see ``_position_problem``).
+_POSITIONAL = frozenset(
+    {
+        "if_statement",
+        "ternary_expression",
+        "binary_expression",
+        "switch_case",
+        "switch_default",
+        "statement_block",
+    }
+    | set(_LOOPS)
+)
 _WRAPPERS = frozenset({"parenthesized_expression", "as_expression", "satisfies_expression"})
 #: A tag further than this from its line's start is not "first on its line" (bounds the look-back).
 _MAX_INDENT = 200
@@ -106,14 +118,17 @@ def walk(parsed: Parsed) -> Facts:
     facts = Facts()
     cursor = parsed.root.walk()
     frames: list[_Frame] = []
+    visits = 0
     while True:
-        frames.append(_enter(parsed, cursor.node, cursor.field_name, frames, facts))
-        facts.visits += 1
-        if cursor.goto_first_child():
+        node = cursor.node
+        visits += 1
+        if node.child_count:  # a leaf (a token) carries nothing the rules read: no frame for it
+            frames.append(_enter(parsed, node, cursor.field_name, frames, facts))
+            cursor.goto_first_child()
             continue
-        frames.pop()
         while not cursor.goto_next_sibling():
             if not cursor.goto_parent():
+                facts.visits = visits
                 return facts
             frames.pop()
 
@@ -125,9 +140,10 @@ def _enter(parsed: Parsed, node: Node, field_name: str | None, frames: list[_Fra
     if parent is None:
         broken, problem = False, None
     else:
-        broken = parent.broken or node.is_error or (parent.type == "program" and node.has_error)
+        broken = parent.broken or kind == "ERROR" or (parent.type == "program" and node.has_error)
         inherited = None if parent.type in FUNCTIONS else parent.problem
-        problem = _position_problem(parsed, parent, field_name) or inherited
+        conditional = _position_problem(parsed, parent, field_name) if parent.type in _POSITIONAL else None
+        problem = conditional or inherited
     if kind in FUNCTIONS:
         name, default_export = _function_name(parsed, node, frames)
         function = Function(name, default_export, kind == "method_definition")

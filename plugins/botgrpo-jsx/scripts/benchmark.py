@@ -1,11 +1,15 @@
 """Throughput of the jsx signals: samples/s for 512 completions of ~2 KB, against esbuild alone.
 
-    python scripts/benchmark.py [--n 512]
+    python scripts/benchmark.py [--n 512] [--render-n 64]
 
-Completions are corpus components (valid) and their mutants, cut or padded to ~2 KB, in fences.
+Completions are corpus components (valid) and their mutants, cut or padded to ~2 KB, in fences,
+each with a unique first line. The warm-up scores other completions (the parse cache, which lets
+jsx.syntax and jsx.rules share a parse of the same completion, does not carry over to the timing).
 Rows: esbuild alone (the baseline: the Node worker's compile requests, no extraction), then
 jsx.compiles, jsx.syntax, jsx.rules and all three together, in-process (workers=0) and through the
-worker pool (workers=2). Ratios are against the baseline measured in the same run.
+worker pool (workers=2). Ratios are against the baseline measured in the same run. Then
+jsx.renders on ``--render-n`` whole corpus components (one sandboxed Node process per sample, 2 at
+a time; 0 skips it), reported apart: it is another order of magnitude.
 """
 
 from __future__ import annotations
@@ -20,8 +24,8 @@ from botgrpo_jsx import nodeenv
 from botgrpo_jsx.execution import close_pools
 from botgrpo_jsx.mutations import KINDS, mutate
 from botgrpo_jsx.node import NodeWorker
-from botgrpo_jsx.params import CompilesParams, RulesParams, SyntaxParams
-from botgrpo_jsx.plugin import make_compiles, make_rules, make_syntax
+from botgrpo_jsx.params import CompilesParams, RendersParams, RulesParams, SyntaxParams
+from botgrpo_jsx.plugin import make_compiles, make_renders, make_rules, make_syntax
 
 CORPUS = Path(__file__).resolve().parent.parent / "tests" / "data" / "components"
 
@@ -37,12 +41,13 @@ def completions(n: int, seed: int = 0) -> list[str]:
     while len(out) < n:
         code = rng.choice(codes)
         code = (code * (1 + 2000 // max(1, len(code))))[:2000] if len(code) < 2000 else code[:2000]
-        out.append(f"Here is the component:\n```tsx\n{code}\n```\n")
+        # a unique first line: no two completions are the same text (no cache hit across samples)
+        out.append(f"Here is the component:\n```tsx\n// sample {len(out)}\n{code}\n```\n")
     return out
 
 
-def rate(fn, n: int) -> float:
-    fn()  # warm-up: pools started, grammars loaded, Node worker running
+def rate(fn, n: int, warm=None) -> float:
+    (warm or fn)()  # warm-up: pools started, grammars loaded, Node worker running
     t = time.perf_counter()
     fn()
     return n / (time.perf_counter() - t)
@@ -51,9 +56,11 @@ def rate(fn, n: int) -> float:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=512)
+    ap.add_argument("--render-n", type=int, default=64)
     args = ap.parse_args()
     texts = completions(args.n)
     samples = [Sample("Write a component", t) for t in texts]
+    warm_samples = [Sample("Write a component", t.replace("// sample", "// warm-up")) for t in texts[:64]]
     print(f"{len(texts)} completions, mean {sum(map(len, texts)) / len(texts):.0f} chars")
     node = nodeenv.find_node()
     modules = nodeenv.node_modules()
@@ -72,11 +79,31 @@ def main() -> None:
         }
         label = "in-process" if workers == 0 else f"pool of {workers}"
         for name, scorer in scorers.items():
-            r = rate(lambda s=scorer: s.score(samples), len(samples))
+            r = rate(lambda s=scorer: s.score(samples), len(samples), lambda s=scorer: s.score(warm_samples))
             print(f"| {name}, {label} | {r:.0f} | {r / base:.2f} |")
-        r = rate(lambda sc=scorers: [s.score(samples) for s in sc.values()], len(samples))
+        r = rate(
+            lambda sc=scorers: [s.score(samples) for s in sc.values()],
+            len(samples),
+            lambda sc=scorers: [s.score(warm_samples) for s in sc.values()],
+        )
         print(f"| all three, {label} | {r:.0f} | {r / base:.2f} |")
     close_pools()
+    if args.render_n:
+        renders = make_renders(RendersParams(parallel=2))
+        # whole corpus components (cut ones rarely compile, and what does not compile is not rendered)
+        files = sorted(CORPUS.iterdir())
+        subset = [
+            Sample("Write a component", f"```tsx\n// sample {i}\n{files[i % len(files)].read_text()}\n```\n")
+            for i in range(args.render_n)
+        ]
+        renders.score(subset[:2])
+        t = time.perf_counter()
+        verdicts = renders.score(subset)
+        r = len(subset) / (time.perf_counter() - t)
+        print(
+            f"| jsx.renders, 2 processes at once ({len(subset)} samples, {sum(v == 1.0 for v in verdicts)} render) | {r:.1f} | {r / base:.3f} |"
+        )
+        renders.close()
 
 
 if __name__ == "__main__":

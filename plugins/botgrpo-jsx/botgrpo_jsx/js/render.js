@@ -12,8 +12,9 @@
 //
 // stdin: one JSON object {nonce, code, props}; `code` is a CommonJS bundle (esbuild) whose imports
 // of anything but React resolve to inert stubs. stdout: one line "<nonce> <json>", written with a
-// function captured before the sample runs: {ok, html, error: {message, line, column}, warnings}.
-// Lines are 1-based and columns 0-based in `code` (the source map is applied by the caller).
+// function captured before the sample runs: {ok, html, error: {message, line, column, source},
+// warnings}. Lines are 1-based and columns 0-based in `code` (the source map is applied by the
+// caller); `source` is a position in the original file (an error React throws about an element).
 "use strict";
 
 const fs = require("fs");
@@ -47,6 +48,9 @@ console.warn = capture;
 console.log = () => {};
 console.info = () => {};
 console.debug = () => {};
+
+// Enough frames to reach the component's own through React's (a component rendering itself).
+Error.stackTraceLimit = 200;
 
 // What the harness uses after the sample has run must be what it was before.
 for (const value of [
@@ -114,10 +118,31 @@ function stubModule() {
   return Object.create(exports);
 }
 
+// The source position (esbuild's jsxDev `source`, in the original file) of the first element made
+// with an invalid type or an invalid child: React throws about those from its own code, with no
+// frame of the component's, so this is where the error is placed.
+let suspect = null;
+const invalidChild = (c) =>
+  c !== null && typeof c === "object" && c.$$typeof === undefined && !(Symbol.iterator in c);
+function checkElement(type, props, source) {
+  if (suspect !== null || !source) return;
+  const children = props ? props.children : undefined;
+  const badType = type === undefined || type === null || (typeof type === "object" && type.$$typeof === undefined);
+  const badChild = Array.isArray(children) ? children.some(invalidChild) : invalidChild(children);
+  if (badType || badChild) suspect = { line: source.lineNumber, column: Math.max(0, source.columnNumber - 1) };
+}
+const jsxDevChecked = Object.freeze({
+  Fragment: jsxDevRuntime.Fragment,
+  jsxDEV(type, props, key, isStatic, source, self) {
+    checkElement(type, props, source);
+    return jsxDevRuntime.jsxDEV(type, props, key, isStatic, source, self);
+  },
+});
+
 function sampleRequire(name) {
   if (name === "react") return React;
   if (name === "react/jsx-runtime") return jsxRuntime;
-  if (name === "react/jsx-dev-runtime") return jsxDevRuntime;
+  if (name === "react/jsx-dev-runtime") return jsxDevChecked;
   if (name === "react-dom") return reactDomForServer;
   return stubModule();
 }
@@ -167,6 +192,7 @@ function main() {
     const message = err instanceof Error ? err.message : "thrown: " + String(err);
     const where = err instanceof Error ? location(err.stack) : null;
     result = { ok: false, error: { message: String(message).slice(0, 2000), ...(where || {}) } };
+    if (where === null && suspect !== null) result.error.source = suspect;
   }
   result.warnings = warnings;
   writeSync(1, nonce + " " + stringify(result) + "\n");
