@@ -7,6 +7,8 @@ alone, when a relation is not a claim to check against earlier values:
   substitution: a new value for the variable, not a claim about its old one;
 - ``f(5)``, ``g(g(2))``, ``p(-2)`` where ``f``/``g``/``h`` or a letter defined as ``p(x) = ...`` is a
   function: function notation, which no parser reads (``f(5)`` is not ``5 f``);
+- ``The product of 3 and 4 = 12``: a bare number after words holding another number may be the end
+  of an operation in words: not refuted;
 - ``Let $x$ be the number of apples``: a new meaning for ``x``; its carried value is dropped;
 - ``3.2 + 4.8 = 8 m``, ``3*19 = 57L``: a unit letter after the result of a calculation, dropped when
   the letter is not a variable of the solution (``2s = 10`` and ``240g/5 = 48g`` keep it).
@@ -41,6 +43,15 @@ _DECLARATION = re.compile(
 def declared_letters(text: str) -> set[str]:
     """Letters a step declares anew ("Let $x$ be ..."): their carried values no longer hold."""
     return {m.group(1) for m in _DECLARATION.finditer(text)}
+
+
+_BARE_NUMBER = re.compile(r"^[$€£]?\s?-?\d[\d,.]*\s?%?$")
+
+
+def may_have_lost_left_operand(lead: str, first_side: str) -> bool:
+    """``The product of 3 and 4 = 12``, ``5 out of 20 = 25%``: a claim whose left side is a bare
+    number after words that hold another number may be the end of an operation written in words."""
+    return bool(_BARE_NUMBER.match(first_side.strip())) and bool(re.search(r"\d", lead))
 
 
 def is_case_lead(lead: str) -> bool:

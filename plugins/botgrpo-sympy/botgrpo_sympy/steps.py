@@ -187,7 +187,8 @@ class StepChecker:
             lead = self.completion[lead_start : claim.sides[0].start]
             lead_start = claim.sides[-1].end
             try:
-                results += self._check_claim(claim, at_start, claimtext.is_case_lead(lead))
+                lost_left = claimtext.may_have_lost_left_operand(lead, claim.sides[0].text)
+                results += self._check_claim(claim, at_start, claimtext.is_case_lead(lead), lost_left)
             except _CLAIM_FAILURES as exc:  # a bug or an overflow deep in a library: this claim is 0
                 text = short(" ".join(s.text for s in claim.sides))
                 results.append({"claim": text, "verdict": 0, "reason": f"not checked: {type(exc).__name__}"})
@@ -219,7 +220,9 @@ class StepChecker:
         above = self.completion[: self._step_start] + "\n" + self.prompt[-4 * self.params.max_step_chars :]
         return answer_verdict(text, self._numeric(value), self.state, above)
 
-    def _check_claim(self, claim: Claim, at_step_start: bool, case: bool = False) -> list[dict[str, Any]]:
+    def _check_claim(
+        self, claim: Claim, at_step_start: bool, case: bool = False, lost_left: bool = False
+    ) -> list[dict[str, Any]]:
         st = self.state
         sides = self._without_units([self._parse(s, claim.latex) for s in claim.sides], claim.latex)
         relations = list(claim.relations)
@@ -261,6 +264,11 @@ class StepChecker:
                     outcome = self._check_link(a, rel, b, rewriting and not named)
                 except _UNKNOWN_PARSE as exc:
                     outcome = Outcome(Verdict.UNKNOWN, str(exc))
+            if i == 0 and lost_left and outcome.verdict is Verdict.FALSE:
+                # "the product of 3 and 4 = 12": the words before hold the left operand
+                outcome = Outcome(
+                    Verdict.UNKNOWN, f"the left side may continue in the words before ({outcome.reason})"
+                )
             result = {"claim": text, "verdict": outcome.verdict.value, "reason": outcome.reason}
             if outcome.branch:
                 result["_branch"] = (outcome.covered, outcome.total)

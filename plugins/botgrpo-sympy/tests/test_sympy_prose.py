@@ -140,6 +140,11 @@ def test_labels_agree_with_the_independent_reference(corpus: list[dict]) -> None
         ("running calculation", "5+3=8*2=16\n5+3=8*2=17\n5+3=9*2=18", [1, -1, -1]),
         ("quantity word before a number", "Twice 8 = 16\nhalf 10 = 5", [0, 0]),
         ("claim in parentheses", "He buys 4 packs (4 * 5 = 20).\n(4 * 5 = 21)", [1, -1]),
+        (
+            "operation in words",
+            "The product of 3 and 4 = 12\n5 out of 20 = 25%\nThe sum of 5 and 7 = 13\nSo 4 = 12.",
+            [0, 0, 0, -1],  # a bare left side after another number is not refuted (nor verified)
+        ),
         ("answer line from prose", "She has five boxes of 8, that is 40 pens.\n#### 40", [0, 0]),
         ("answer line nowhere above", "He earns 5*8 = 40 dollars.\nThe answer is 42", [1, -1]),
     ],
