@@ -32,7 +32,9 @@ def test_missing_model_path(tmp_path, arith_plugin):  # noqa: F811
 
 def test_unknown_hub_id_offline(tmp_path, arith_plugin):  # noqa: F811
     config = parse(run_dict(tmp_path, model={"name_or_path": "botgrpo-no-such-org/no-such-model"}))
-    with pytest.raises(TrainingSetupError, match=r"model\.name_or_path: .*huggingface-cli download"):
+    with pytest.raises(
+        TrainingSetupError, match=r"model\.name_or_path: .*\(hf download [^ ]+: offline runs then find it"
+    ):
         run_training(config, **QUIET)
 
 

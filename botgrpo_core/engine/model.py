@@ -90,8 +90,8 @@ def _check_model_source(name: str) -> str:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise TrainingSetupError(
             f"model.name_or_path: {name!r} is neither a local model folder nor loadable from the hub ({first}). "
-            f"Fix the name or path; offline, download it first (huggingface-cli download {name}) and point "
-            "name_or_path at the folder."
+            f"Fix the name or path; to run offline, download it first (hf download {name}: offline runs then "
+            "find it in the Hugging Face cache) or point name_or_path at a local model folder."
         ) from None
     return name
 

@@ -53,7 +53,7 @@ from botgrpo_core.engine.outputs import (
 )
 from botgrpo_core.engine.report import _summary, format_report, write_plots
 from botgrpo_core.engine.setup import build_mixture, resolve_preset
-from botgrpo_core.engine.trl_args import grpo_args
+from botgrpo_core.engine.trl_args import grpo_args, quiet_library_deprecations
 
 
 # ------------------------------------------------------------------------------------------------
@@ -237,7 +237,7 @@ def run_training(
     from transformers.utils import logging as hf_logging
 
     hf_logging.disable_progress_bar()  # "Writing model shards" bars at every checkpoint
-    log = log or (lambda message: print(message, file=sys.stderr, flush=True))
+    log = log or _stderr
     _set_threads(config)
     output_dir = Path(config.training.output_dir)
     is_main = int(os.environ.get("RANK", "0")) == 0
@@ -280,6 +280,14 @@ def _finish(
         (output_dir / SUMMARY_FILE).write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
         ctx.log(format_report(summary))
     return summary
+
+
+def _stderr(message: str) -> None:
+    """A progress line on stderr; while the progress bar is up, above it (tqdm.write), not onto it."""
+    from tqdm.auto import tqdm
+
+    tqdm.write(message, file=sys.stderr)
+    sys.stderr.flush()
 
 
 def _silent(message: str) -> None:
@@ -354,18 +362,19 @@ def _make_trainer(ctx: _RunContext, setup: _Setup, callbacks: Sequence[Any]) -> 
     from botgrpo_core.engine.trainer import BoTGRPOTrainer
 
     config, run_data = ctx.config, setup.run_data
-    trainer = BoTGRPOTrainer(
-        ctx.model,
-        setup.args,
-        mixture=setup.mixture,
-        preset=setup.preset,
-        success_fn=run_data.task.success if run_data.task is not None else None,
-        dynamic_sampling_rounds=config.training.dynamic_sampling_rounds,
-        log_fn=ctx.log,
-        train_dataset=datasets.Dataset.from_list(to_trainer_rows(run_data.train, config)),
-        processing_class=ctx.tokenizer,
-        callbacks=[*_callbacks(ctx), *callbacks],
-    )
+    with quiet_library_deprecations():
+        trainer = BoTGRPOTrainer(
+            ctx.model,
+            setup.args,
+            mixture=setup.mixture,
+            preset=setup.preset,
+            success_fn=run_data.task.success if run_data.task is not None else None,
+            dynamic_sampling_rounds=config.training.dynamic_sampling_rounds,
+            log_fn=ctx.log,
+            train_dataset=datasets.Dataset.from_list(to_trainer_rows(run_data.train, config)),
+            processing_class=ctx.tokenizer,
+            callbacks=[*_callbacks(ctx), *callbacks],
+        )
     ctx.trainer = trainer
     trainer.remove_callback(PrinterCallback)  # metrics go to metrics.jsonl and the compact bar
     trainer.remove_callback(ProgressCallback)
@@ -390,7 +399,8 @@ def _train(
     )
     try:
         stop.in_loop = True
-        ctx.trainer.train(resume_from_checkpoint=last_checkpoint)
+        with quiet_library_deprecations():
+            ctx.trainer.train(resume_from_checkpoint=last_checkpoint)
     finally:
         stop.in_loop = False
         if ctx.bar is not None:

@@ -22,7 +22,7 @@ from __future__ import annotations
 import random
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import torch
 from trl import GRPOConfig, GRPOTrainer
@@ -61,6 +61,9 @@ class BoTGRPOTrainer(GRPOTrainer):
     :param log_fn: where warnings go (default: stderr), e.g. a signal failing on most of a batch.
     :param kwargs: passed to ``GRPOTrainer`` (``train_dataset``, ``processing_class``, ``callbacks``...).
     """
+
+    _tag_names: ClassVar[list[str]] = ["trl", "grpo", "botgrpo", "bot-grpo"]  # the hub tags TRL adds
+    _name = "BoT-GRPO"
 
     def __init__(
         self,
@@ -109,6 +112,31 @@ class BoTGRPOTrainer(GRPOTrainer):
                     f"must be a multiple of group_size {self.num_generations}; adjust training.prompts_per_step "
                     "or the number of processes"
                 )
+
+    def create_model_card(
+        self, model_name: str | None = None, dataset_name: str | None = None, tags: Any = None
+    ) -> None:
+        """botgrpo's ``README.md`` beside the checkpoints (TRL's says "trained with GRPO", and "fine-tuned
+        version of [None]" for a local model): the starting model, the algorithm, the signals."""
+        from pathlib import Path
+
+        from trl.trainer.utils import get_config_model_id
+
+        from botgrpo_core.engine.report import model_card
+
+        if not self.is_world_process_zero():
+            return
+        names = [
+            getattr(f, "__name__", type(f).__name__) for f in self.reward_funcs[: self._trl_reward_funcs]
+        ]
+        text = model_card(
+            model_name or Path(self.args.output_dir).name,
+            get_config_model_id(self.model.config) or None,
+            self.preset,
+            self.mixture,
+            names,
+        )
+        Path(self.args.output_dir, "README.md").write_text(text, encoding="utf-8")
 
     # ---- TRL hooks ------------------------------------------------------------------------------
     def _make_reward_fn(self) -> Callable[..., list[float | None]]:

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
+import warnings
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -65,7 +68,8 @@ def grpo_args(config: RunConfig, preset: Preset, output_dir: Path) -> Any:
     kwargs[checkpointing] = config.engine.gradient_checkpointing
     kwargs.update(_user_trl_args(config.engine.trl_args, known, preset))
     try:
-        return GRPOConfig(**kwargs)
+        with quiet_library_deprecations():
+            return GRPOConfig(**kwargs)
     except ValueError as exc:
         raise TrainingSetupError(f"engine/training settings rejected by TRL: {exc}") from None
 
@@ -205,3 +209,21 @@ def _user_trl_args(trl_args: dict[str, Any], known: set[str], preset: Preset) ->
             "(eps_low, eps_high, kl_coef, ratio_level, aggregation) instead"
         )
     return dict(trl_args)
+
+
+@contextlib.contextmanager
+def quiet_library_deprecations() -> Iterator[None]:
+    """Silence transformers' FutureWarnings about names TRL itself still uses (``gradient_checkpointing``,
+    ``is_gradient_checkpointing``...) and its logger's notes below errors: a user can act on none of them,
+    and they land in the middle of the progress bar. Warnings from the user's own code and every other
+    category still show."""
+    from transformers.utils import logging as hf_logging
+
+    verbosity = hf_logging.get_verbosity()
+    hf_logging.set_verbosity_error()  # its logger's notes ("mtime may not be reliable...") land on the bar too
+    try:
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", category=FutureWarning, module=r"transformers(\.|$)")
+            yield
+    finally:
+        hf_logging.set_verbosity(verbosity)

@@ -107,7 +107,8 @@ def ensure_warm_start(
         shutil.rmtree(tmp, ignore_errors=True)
     else:
         tmp.rename(path)
-    log(f"warm start [{task_name}]: {json.dumps(meta['eval'])} in {meta['wall_s']:.0f} s")
+    held_out = ", ".join(f"{k} {v:.3f}" for k, v in meta["eval"].items()) or "no held-out check (eval_size 0)"
+    log(f"warm start [{task_name}]: trained in {meta['wall_s']:.0f} s; {held_out}")
     return path
 
 
