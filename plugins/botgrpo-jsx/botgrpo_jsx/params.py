@@ -117,3 +117,19 @@ class RendersParams(CommonParams):
     max_html: int = Field(100_000, gt=0, description="characters of rendered HTML kept")
     error_value: float = Field(-1.0, le=0, description="jsx.render_errors: value on the line that threw")
     warning_value: float = Field(-0.5, le=0, description="jsx.render_errors: value on a React warning")
+
+
+class VisualParams(RendersParams):
+    """``jsx.visual``: a vision model scores a screenshot of the rendered component."""
+
+    model: str = Field(..., description="the vision model's name on the OpenAI-compatible server")
+    base_url: str = Field("http://127.0.0.1:8000/v1", description="OpenAI-compatible server URL up to /v1")
+    api_key_env: str | None = Field(None, description="environment variable holding the server's API key")
+    spec_field: str | None = Field(
+        "spec", description="row field with the spec (the rubric); else the prompt"
+    )
+    width: int = Field(800, gt=0, le=4096, description="screenshot width in pixels")
+    height: int = Field(600, gt=0, le=4096, description="screenshot height in pixels")
+    screenshot_timeout_s: float = Field(30.0, gt=0, description="Chromium's limit per screenshot")
+    judge_timeout_s: float = Field(60.0, gt=0, description="per-request limit of the vision model")
+    max_new_tokens: int = Field(64, gt=0, description="tokens the vision model may answer with")

@@ -11,11 +11,12 @@ from typing import TYPE_CHECKING
 
 from botgrpo_core.signals import SignalSpec
 from botgrpo_core.signals.hookspecs import hookimpl
-from botgrpo_jsx.params import CompilesParams, RendersParams, RulesParams, SyntaxParams
+from botgrpo_jsx.params import CompilesParams, RendersParams, RulesParams, SyntaxParams, VisualParams
 
 if TYPE_CHECKING:
     from botgrpo_jsx.renders import RenderErrorsScorer, RendersScorer
     from botgrpo_jsx.scorers import CompilesScorer, RulesScorer, SyntaxScorer
+    from botgrpo_jsx.visual import VisualScorer
 
 
 def make_compiles(params: CompilesParams) -> CompilesScorer:
@@ -51,6 +52,13 @@ def make_render_errors(params: RendersParams) -> RenderErrorsScorer:
     from botgrpo_jsx.renders import RenderErrorsScorer
 
     return RenderErrorsScorer(params)
+
+
+def make_visual(params: VisualParams) -> VisualScorer:
+    """Build the ``jsx.visual`` scorer."""
+    from botgrpo_jsx.visual import VisualScorer
+
+    return VisualScorer(params)
 
 
 def _render_bounds(params: RendersParams) -> tuple[float, float]:
@@ -109,6 +117,15 @@ SIGNALS = (
         make_scorer=make_render_errors,
         params_model=RendersParams,
         description="negative spans where the render threw (source-mapped) and where React warned",
+        cpu_heavy=False,
+    ),
+    SignalSpec(
+        name="jsx.visual",
+        kind="global",
+        bounds=(0.0, 1.0),
+        make_scorer=make_visual,
+        params_model=VisualParams,
+        description="a vision model's 0-1 score of a headless-Chromium screenshot of the rendered component",
         cpu_heavy=False,
     ),
 )

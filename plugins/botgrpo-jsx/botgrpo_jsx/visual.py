@@ -1,0 +1,200 @@
+"""``jsx.visual`` (global): a vision model's score of the rendered component's screenshot.
+
+1. The component is rendered to HTML by :class:`~botgrpo_jsx.renders.Renderer` (the sandboxed
+   React render ``jsx.renders`` uses, shared through its cache); a component that does not render
+   scores 0.0.
+2. Headless Chromium (Debian's ``chromium``, or ``$BOTGRPO_JSX_CHROMIUM``) screenshots that HTML,
+   offline: it runs in an empty network namespace, and the page's Content-Security-Policy allows no
+   script, no request, only inline styles and ``data:`` images. It is static server-rendered HTML.
+3. The PNG and the spec (the row's ``spec_field``, else the prompt) go to a vision model through
+   botgrpo-judge's OpenAI-compatible backend (retries, deadlines, circuit breaker, size caps) as one
+   chat message with a text part and an ``image_url`` part; the answer's ``score: N`` (0..10) / 10
+   is the value. An answer with no score is a :class:`SampleError` (the judge failed, not the sample).
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import html
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from botgrpo_core.signals import Sample, SampleError
+from botgrpo_jsx.params import VisualParams
+from botgrpo_jsx.renders import Renderer
+
+_SCORE = re.compile(r"score\s*[:=]?\s*(\d+(?:\.\d+)?)", re.I)
+_PNG = b"\x89PNG\r\n\x1a\n"
+_PAGE = (
+    "<!doctype html><html><head><meta charset='utf-8'>"
+    "<meta http-equiv='Content-Security-Policy' content=\"default-src 'none'; style-src 'unsafe-inline'; "
+    'img-src data:"><title>component</title></head><body>{body}</body></html>'
+)
+RUBRIC = (
+    "You are judging the user interface a React component renders, shown in the screenshot.\n"
+    "The component was asked to do this:\n{spec}\n\n"
+    "Judge whether the screenshot shows a UI that fulfils the request: the right elements and "
+    "content, a sensible layout, readable text. Answer with one line `score: N`, N from 0 (blank or "
+    "wrong) to 10 (exactly what was asked), then one sentence of reasons."
+)
+
+
+class ChromiumUnavailable(RuntimeError):
+    """No usable Chromium (the message says how to install it)."""
+
+
+def find_chromium() -> str:
+    """``$BOTGRPO_JSX_CHROMIUM``, else ``chromium`` / ``chromium-browser`` on ``PATH``."""
+    for candidate in (os.environ.get("BOTGRPO_JSX_CHROMIUM"), "chromium", "chromium-browser"):
+        if candidate and (path := shutil.which(candidate)):
+            return path
+    raise ChromiumUnavailable(
+        "jsx.visual needs headless Chromium: apt-get install chromium (or set $BOTGRPO_JSX_CHROMIUM)"
+    )
+
+
+def page(rendered_html: str) -> str:
+    """A complete, script-free HTML page around a component's server-rendered markup."""
+    return _PAGE.format(body=rendered_html)
+
+
+def screenshot(chromium: str, markup: str, width: int, height: int, timeout_s: float) -> bytes | SampleError:
+    """PNG of ``markup`` at ``width`` x ``height``, taken offline, or a ``SampleError``."""
+    unshare = shutil.which("unshare")
+    if unshare is None:
+        return SampleError(
+            "jsx.visual: `unshare` (util-linux) is needed to take screenshots offline", reason="error"
+        )
+    with tempfile.TemporaryDirectory(prefix="botgrpo-shot-") as tmp:
+        folder = Path(tmp)
+        (folder / "page.html").write_text(page(markup), encoding="utf-8")
+        out = folder / "shot.png"
+        cmd = [
+            unshare, "--user", "--map-root-user", "--net",
+            chromium, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+            "--hide-scrollbars", "--no-first-run", "--mute-audio", f"--user-data-dir={folder / 'profile'}",
+            f"--window-size={width},{height}", f"--screenshot={out}", (folder / "page.html").as_uri(),
+        ]  # fmt: skip
+        try:
+            proc = subprocess.Popen(
+                cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True, cwd=tmp
+            )
+            try:
+                proc.wait(timeout=timeout_s)
+            except subprocess.TimeoutExpired:
+                return SampleError(f"jsx.visual: Chromium took over {timeout_s:g} s", reason="timeout")
+            finally:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.killpg(proc.pid, 9)
+                proc.wait()
+        except OSError as exc:
+            return SampleError(f"jsx.visual: could not start Chromium: {exc}", reason="error")
+        data = out.read_bytes() if out.is_file() else b""
+    if not data.startswith(_PNG):
+        return SampleError("jsx.visual: Chromium wrote no screenshot", reason="error")
+    return data
+
+
+def parse_score(answer: str, top: float = 10.0) -> float | None:
+    """The last ``score: N`` of an answer, as N / top clipped to [0, 1]; ``None`` if there is none."""
+    found = _SCORE.findall(answer)
+    if not found:
+        return None
+    return max(0.0, min(1.0, float(found[-1]) / top))
+
+
+def _vision_backend(params: VisualParams) -> Any:
+    """botgrpo-judge's OpenAI-compatible backend, sending each prompt with its screenshot."""
+    from botgrpo_judge.backends.openai_http import OpenAIBackend
+    from botgrpo_judge.params import JudgeParams
+
+    judge = JudgeParams(
+        model=params.model,
+        backend="openai",
+        mode="generate",
+        chat=True,
+        max_new_tokens=params.max_new_tokens,
+        openai={
+            "base_url": params.base_url,
+            "api_key_env": params.api_key_env,
+            "timeout_s": params.judge_timeout_s,
+        },
+    )
+
+    class VisionBackend(OpenAIBackend):
+        # botgrpo-judge sends a prompt as one text message; a vision request needs content parts.
+        # Until the backend takes them (see the README), the prompt names its image here.
+        def __init__(self, judge_params: JudgeParams) -> None:
+            super().__init__(judge_params)
+            self.images: dict[str, str] = {}
+
+        def _body(self, prompt: str, *, logprobs: bool) -> dict[str, Any]:
+            body = super()._body(prompt, logprobs=logprobs)
+            image = self.images.get(prompt)
+            if image is not None:
+                parts = [{"type": "text", "text": prompt}, {"type": "image_url", "image_url": {"url": image}}]
+                body["messages"] = [{"role": "user", "content": parts}]
+            return body
+
+    return VisionBackend(judge)
+
+
+class VisualScorer:
+    """``jsx.visual``: the vision model's 0..1 score of the screenshot (0.0 when it does not render)."""
+
+    def __init__(self, params: VisualParams) -> None:
+        self.params = params
+        self.chromium = find_chromium()
+        self.renderer = Renderer(params)
+        self.backend = _vision_backend(params)
+        #: the last batch's screenshots (PNG bytes or None), for reports such as ``botgrpo score --html``
+        self.screenshots: list[bytes | None] = []
+
+    def close(self) -> None:
+        self.renderer.close()
+        self.backend.close()
+
+    def score(self, samples: Sequence[Sample]) -> list[float | SampleError]:
+        p = self.params
+        out: list[float | SampleError] = [0.0] * len(samples)
+        self.screenshots = [None] * len(samples)
+        prompts: dict[int, str] = {}
+        for i, (sample, r) in enumerate(zip(samples, self.renderer.render(samples), strict=True)):
+            reply = r.get("reply")
+            if not (isinstance(reply, dict) and reply.get("ok") is True):
+                continue  # does not render: nothing to look at
+            shot = screenshot(
+                self.chromium, str(reply.get("html", "")), p.width, p.height, p.screenshot_timeout_s
+            )
+            if isinstance(shot, SampleError):
+                out[i] = shot
+                continue
+            self.screenshots[i] = shot
+            spec = sample.row.get(p.spec_field) if p.spec_field else None
+            prompt = RUBRIC.format(spec=html.unescape(str(spec if spec else sample.prompt))[:4000])
+            prompt += f"\n\n(sample {i})"  # one prompt per image
+            self.backend.images[prompt] = "data:image/png;base64," + base64.b64encode(shot).decode()
+            prompts[i] = prompt
+        order = list(prompts)
+        answers = self.backend.generate([prompts[i] for i in order]) if order else []
+        for i, answer in zip(order, answers, strict=True):
+            self.backend.images.pop(prompts[i], None)
+            if isinstance(answer, SampleError):
+                out[i] = answer
+                continue
+            value = parse_score(answer)
+            out[i] = (
+                value
+                if value is not None
+                else SampleError(
+                    f"jsx.visual: the judge's answer has no `score: N`: {answer[:200]!r}", reason="error"
+                )
+            )
+        return out
