@@ -168,3 +168,23 @@ def test_strict_scalars_keep_plain_values() -> None:
     for key, value in [("seed", True), ("steps", 2.5), ("plots", "yes"), ("learning_rate", float("inf"))]:
         with pytest.raises(ConfigError, match=rf"training\.{key}: "):
             parse_config({**BASE, "training": {key: value}})
+
+
+def test_validate_checks_the_task_name_and_its_params() -> None:
+    """data.task and data.task_params are checked at validation, not when training starts."""
+    base = {**BASE, "data": {"source": "task", "task": "arithmetc"}}
+    with pytest.raises(
+        ConfigError, match=r"data\.task: unknown task 'arithmetc'; available tasks: arithmetic"
+    ):
+        parse_config(base)
+    bad_params = {
+        **BASE,
+        "data": {"source": "task", "task": "arithmetic", "task_params": {"max_operandz": 3}},
+    }
+    with pytest.raises(
+        ConfigError,
+        match=r"(?s)task_params of task 'arithmetic'.*max_operandz: unknown key; did you mean 'max_operands'",
+    ):
+        parse_config(bad_params)
+    ok = {**BASE, "data": {"source": "task", "task": "arithmetic", "task_params": {"max_operands": 3}}}
+    assert parse_config(ok).data.task_params == {"max_operands": 3}

@@ -8,7 +8,13 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from botgrpo_core.config.errors import ConfigError, OutcomeDominanceWarning, _path, bounded_repr
+from botgrpo_core.config.errors import (
+    ConfigError,
+    OutcomeDominanceWarning,
+    _path,
+    bounded_repr,
+    format_validation_error,
+)
 from botgrpo_core.config.models import RewardsConfig, RunConfig, SignalConfig
 from botgrpo_core.config.sections import scalar_problems
 
@@ -142,6 +148,30 @@ def outcome_dominance(
     local_bound = sum(abs(s.weight) * max(abs(low), abs(high)) for s, (low, high) in locals_)
     lhs, rhs = rewards.alpha * gap, 2 * rewards.beta * local_bound
     return {"holds": lhs > rhs or rhs == 0, "alpha_gap": lhs, "two_beta_local": rhs, "outcome_gap": gap}
+
+
+def check_data(config: RunConfig, source: str = "<config>") -> None:
+    """``data.source: task``: the task exists (built in, or a plugin's) and ``data.task_params`` fit its model.
+
+    Checked at validation, like the signals, so ``botgrpo validate`` catches a misspelt task name; a task
+    that is not built in loads the plugins (torch-free) to find it.
+    """
+    from pydantic import ValidationError
+
+    from botgrpo_core.tasks import task_entry
+
+    data = config.data
+    if data.source != "task" or not data.task:
+        return
+    try:
+        _, params_model = task_entry(data.task)
+    except ValueError as exc:
+        raise ConfigError(f"{source}: {exc}") from None
+    try:
+        params_model.model_validate(data.task_params)
+    except ValidationError as exc:
+        what = f"data.task_params of task {data.task!r}"
+        raise ConfigError(format_validation_error(exc, source, model=params_model, what=what)) from None
 
 
 def check_rewards(rewards: RewardsConfig, source: str = "<config>", manager: Any = None) -> dict[str, Any]:

@@ -127,7 +127,10 @@ class DataConfig(RunFileModel):
         None,
         description="held-out JSONL/folder for evaluation (jsonl/disk); default: the last eval_size rows",
     )
-    task: str | None = Field("arithmetic", description="built-in task name when source is 'task'")
+    task: str | None = Field(
+        "arithmetic",
+        description="task name when source is 'task': built in (arithmetic) or a plugin's (botgrpo_register_tasks)",
+    )
     task_params: dict[str, Any] = Field(
         default_factory=dict, description="the task's parameters (e.g. arithmetic: error_rate, max_operands)"
     )
