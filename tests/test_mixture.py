@@ -135,6 +135,17 @@ def test_cache_reuses_identical_samples(manager) -> None:
     assert repeated.metrics["signals/test.dot/cache_hit_frac"] == 0.5 and scorer.calls == calls + 1
 
 
+def test_cache_keeps_at_most_cache_size_results_least_recently_used_first(manager) -> None:
+    mix = _mixture(manager, [{"name": "test.dot", "cache_size": 2}], beta=0.0)
+    runner = mix.runners[0]
+    mix.score_batch(fake_batch(["a.", "b."]))
+    mix.score_batch(fake_batch(["a."]))  # a. is now the most recently used
+    mix.score_batch(fake_batch(["c."]))  # evicts b.
+    assert len(runner._cache) == 2
+    out = mix.score_batch(fake_batch(["a.", "b."]))
+    assert out.signals["test.dot"].cached == [True, False]
+
+
 def test_cache_off_scores_everything(manager) -> None:
     mix = _mixture(manager, [{"name": "test.dot", "cache": False}], beta=0.0)
     out = mix.score_batch(fake_batch(["a.", "a."]))

@@ -50,6 +50,13 @@ class SignalConfig(RunFileModel):
     cache: bool = Field(
         True, description="reuse results for identical (prompt, completion, row) within a run"
     )
+    cache_size: int = Field(
+        20_000,
+        ge=1,
+        le=10_000_000,
+        description="most results the cache keeps (least recently used go first); each holds the prompt, "
+        "completion and result, so about 2-10 KB",
+    )
 
     @field_validator("name")
     @classmethod

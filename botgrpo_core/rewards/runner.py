@@ -63,7 +63,7 @@ class _SignalRunner:
         self._scorer: Scorer | None = None
         self._pool: WorkerPool | None = None
         self._cache: OrderedDict[tuple[str, str, str], Any] = OrderedDict()
-        self._cache_size = 100_000
+        self._cache_size = config.cache_size
         self._params_key = params.model_dump_json()
         self._metrics_warned = False
 
