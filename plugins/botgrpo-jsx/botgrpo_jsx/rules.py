@@ -23,11 +23,12 @@ rules run (``unclosed_tag``, ``class_attribute``; see :func:`check_rules`).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
+from botgrpo_jsx.tags import unclosed_tags
 from botgrpo_jsx.treesitter import Parsed, query
-from botgrpo_jsx.walk import FUNCTIONS, Call, Tag, walk
+from botgrpo_jsx.violation import Violation, violation
+from botgrpo_jsx.walk import FUNCTIONS, Call, walk
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -38,8 +39,6 @@ ExportRequirement = Literal["any", "default"]
 _HOOK = re.compile(r"^use[A-Z0-9]\w*$")
 _COMPONENT_OR_HOOK = re.compile(r"^(?:[A-Z]|use[A-Z0-9])")
 _PASCAL = re.compile(r"^[A-Z]")
-#: Longest span a violation gets (its first line, cut here): keeps span building linear.
-_MAX_SPAN_CHARS = 400
 
 # Binding positions; each pattern is kept only where the grammar has its node types.
 _DECLARATIONS = (
@@ -69,16 +68,6 @@ _DECLARATIONS = (
     "(catch_clause parameter: (identifier) @decl)",
     "(assignment_expression left: (identifier) @decl)",
 )
-
-
-@dataclass(frozen=True)
-class Violation:
-    """One rule violation in ``str`` indices of the parsed code."""
-
-    rule: str
-    start: int
-    end: int
-    message: str
 
 
 def check_rules(
@@ -121,15 +110,6 @@ def _declared(parsed: Parsed) -> set[str]:
     q = query(parsed.grammar, _DECLARATIONS)
     captures: dict[str, list[Node]] = QueryCursor(q).captures(parsed.root) if q is not None else {}
     return {parsed.text(n) for n in captures.get("decl", [])}
-
-
-def _violation(parsed: Parsed, rule: str, node: Node, message: str, first_line: bool = True) -> Violation:
-    start, end = parsed.char_range(node)
-    if first_line:
-        limit = min(end, start + _MAX_SPAN_CHARS)
-        newline = parsed.index.text.find("\n", start, limit)
-        end = newline if newline > start else limit
-    return Violation(rule, start, end, message)
 
 
 # --- missing_key -------------------------------------------------------------------------------------------
@@ -214,7 +194,7 @@ def _missing_keys(parsed: Parsed, calls: list[Call]) -> list[Violation]:
                 if fragment
                 else "element returned from .map() has no `key` prop"
             )
-            out.append(_violation(parsed, "missing_key", opening, message))
+            out.append(violation(parsed, "missing_key", opening, message))
     return out
 
 
@@ -258,7 +238,7 @@ def _hooks(parsed: Parsed, calls: list[Call]) -> list[Violation]:
             continue
         problem = _hook_problem(call, name)
         if problem is not None:
-            out.append(_violation(parsed, "hooks", call.node, problem))
+            out.append(violation(parsed, "hooks", call.node, problem))
     return out
 
 
@@ -285,81 +265,9 @@ def _undefined_components(parsed: Parsed, elements: list[Node], declared: set[st
         root = _element_root_name(name, parsed)
         if root is not None and root not in declared:
             out.append(
-                _violation(parsed, "undefined_component", name, f"<{root}> is neither defined nor imported")
+                violation(parsed, "undefined_component", name, f"<{root}> is neither defined nor imported")
             )
     return out
-
-
-# --- unclosed_tag ----------------------------------------------------------------------------------------------
-def unclosed_tags(parsed: Parsed, tags: list[Tag]) -> list[Violation]:
-    """Match JSX tags by name with a stack, the way an HTML parser recovers, and blame the orphans.
-
-    A closing tag pops the nearest open tag of its name; the tags opened above that one are the
-    ones never closed (after a deleted ``</span>``, the ``<span>``, not the ``<div>`` around it that
-    tree-sitter leaves unclosed). Between same-name tags the indentation decides: a ``</div>``
-    that starts its line closes the open ``<div>`` starting a line at the same indentation.
-    A closing tag with no open tag of its name closes nothing.
-    """
-    out: list[Violation] = []
-    stack = _TagStack()
-    broken_names = set()  # opening tags with a syntax error inside: whether they are open is a guess
-    for tag in tags:
-        if tag.node.has_error:
-            broken_names.add(tag.name)
-            continue
-        if not tag.closing:
-            stack.push(tag)
-            continue
-        match = stack.match(tag)
-        if match is None:
-            if tag.name in broken_names:
-                continue
-            message = f"</{tag.name}> closes no open tag"
-            out.append(_violation(parsed, "unclosed_tag", tag.node, message))
-            continue
-        out += [_never_closed(parsed, orphan, tag) for orphan in stack.cut(match)[1:]]
-    out += [_never_closed(parsed, orphan, None) for orphan in stack.cut(0)]
-    return out
-
-
-class _TagStack:
-    """Open tags, with the positions of each name (and name + indentation) for O(1) lookups."""
-
-    def __init__(self) -> None:
-        self.tags: list[Tag] = []
-        self.by_name: dict[str, list[int]] = {}
-        self.by_indent: dict[tuple[str, int | None], list[int]] = {}
-
-    def push(self, tag: Tag) -> None:
-        self.by_name.setdefault(tag.name, []).append(len(self.tags))
-        self.by_indent.setdefault((tag.name, tag.indent), []).append(len(self.tags))
-        self.tags.append(tag)
-
-    def match(self, closing: Tag) -> int | None:
-        """Position of the open tag ``closing`` closes: the nearest of its name, or the aligned one."""
-        same = self.by_name.get(closing.name)
-        if not same:
-            return None
-        nearest = same[-1]
-        if closing.indent is not None and self.tags[nearest].indent not in (None, closing.indent):
-            aligned = self.by_indent.get((closing.name, closing.indent))
-            if aligned:
-                return aligned[-1]
-        return nearest
-
-    def cut(self, position: int) -> list[Tag]:
-        """Remove and return the tags from ``position`` up."""
-        removed = self.tags[position:]
-        for tag in reversed(removed):
-            self.by_name[tag.name].pop()
-            self.by_indent[(tag.name, tag.indent)].pop()
-        del self.tags[position:]
-        return removed
-
-
-def _never_closed(parsed: Parsed, orphan: Tag, by: Tag | None) -> Violation:
-    where = f" (</{by.name}> closes the tag around it)" if by is not None else ""
-    return _violation(parsed, "unclosed_tag", orphan.node, f"<{orphan.name}> is never closed{where}")
 
 
 # --- class_attribute -------------------------------------------------------------------------------------------
@@ -377,7 +285,7 @@ def _class_attributes(parsed: Parsed, elements: list[Node]) -> list[Violation]:
             if attr in _DOM_RENAMES:
                 node = attribute.named_children[0]
                 message = f"`{attr}=` on <{parsed.text(name)}>: React uses `{_DOM_RENAMES[attr]}`"
-                out.append(_violation(parsed, "class_attribute", node, message))
+                out.append(violation(parsed, "class_attribute", node, message))
     return out
 
 
@@ -432,7 +340,7 @@ def _missing_export(
         for name in names:
             if name is not None and _PASCAL.match(parsed.text(name)):
                 return [
-                    _violation(parsed, "missing_export", name, f"the prompt asks for {wanted}; none found")
+                    violation(parsed, "missing_export", name, f"the prompt asks for {wanted}; none found")
                 ]
     start, end = 0, parsed.index.length
     return (
