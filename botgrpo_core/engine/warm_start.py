@@ -221,9 +221,6 @@ def train_warm_start(
 
     :param log: called with a progress line about every tenth of the steps (None = quiet).
     """
-    import math
-
-    import torch
 
     from botgrpo_core.engine.tiny import build_tiny_model, char_tokenizer, count_parameters, save_pretrained
     from botgrpo_core.tasks import get_task
@@ -241,6 +238,52 @@ def train_warm_start(
             f"warm start [{task_name}]: prompt + demonstration reach {ids.shape[1]} tokens, above "
             f"model.tiny.max_positions={tiny.max_positions}; raise it in the task's run section"
         )
+    losses = _supervised_steps(model, ids, mask, labels, spec, task_name, t0, log)
+    train_s = time.perf_counter() - t0
+    metrics: dict[str, float] = {}
+    if eval_rows:
+        completions = sample_completions(
+            model,
+            tokenizer,
+            [r["prompt"] for r in eval_rows],
+            max_new_tokens=spec.max_new_tokens or max_new_tokens,
+            seed=1234,
+        )
+        metrics = task.evaluate(eval_rows, completions)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    save_pretrained(model, tokenizer, out_dir)
+    return {
+        "task": task_name,
+        "task_params": task_params,
+        "tiny": tiny.model_dump(),
+        "warm_start": spec.model_dump(),
+        "parameters": count_parameters(model),
+        "demonstration_success": _demo_success(task, rows[: min(len(rows), 500)], demos),
+        "loss": losses,
+        "eval": metrics,
+        "eval_note": f"sampled at temperature 1.0 (seed 1234) on {len(eval_rows)} held-out prompts",
+        "train_s": train_s,
+        "wall_s": time.perf_counter() - t0,
+        "format": FORMAT_VERSION,
+    }
+
+
+def _supervised_steps(
+    model: Any,
+    ids: Any,
+    mask: Any,
+    labels: Any,
+    spec: WarmStartSpec,
+    task_name: str,
+    t0: float,
+    log: Any,
+) -> list[tuple[int, float]]:
+    """AdamW on the demonstrations (linear warm-up, cosine decay to 10%, grad clip 1): ``spec.steps`` steps
+    of ``spec.batch_size`` rows drawn with ``spec.seed``; returns ``(step, mean loss)`` every 100 steps."""
+    import math
+
+    import torch
+
     optimizer = torch.optim.AdamW(model.parameters(), lr=spec.learning_rate, weight_decay=0.01)
     warmup = max(1, spec.steps // 20)
 
@@ -275,33 +318,7 @@ def train_warm_start(
                 log(
                     f"warm start [{task_name}]: step {step + 1}/{spec.steps}, loss {losses[-1][1]:.4f}, {elapsed:.0f} s"
                 )
-    train_s = time.perf_counter() - t0
-    metrics: dict[str, float] = {}
-    if eval_rows:
-        completions = sample_completions(
-            model,
-            tokenizer,
-            [r["prompt"] for r in eval_rows],
-            max_new_tokens=spec.max_new_tokens or max_new_tokens,
-            seed=1234,
-        )
-        metrics = task.evaluate(eval_rows, completions)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    save_pretrained(model, tokenizer, out_dir)
-    return {
-        "task": task_name,
-        "task_params": task_params,
-        "tiny": tiny.model_dump(),
-        "warm_start": spec.model_dump(),
-        "parameters": count_parameters(model),
-        "demonstration_success": _demo_success(task, rows[: min(len(rows), 500)], demos),
-        "loss": losses,
-        "eval": metrics,
-        "eval_note": f"sampled at temperature 1.0 (seed 1234) on {len(eval_rows)} held-out prompts",
-        "train_s": train_s,
-        "wall_s": time.perf_counter() - t0,
-        "format": FORMAT_VERSION,
-    }
+    return losses
 
 
 def _demo_success(task: Any, rows: Sequence[dict[str, Any]], demos: Sequence[str]) -> dict[str, float]:
