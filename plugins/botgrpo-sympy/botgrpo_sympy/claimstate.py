@@ -14,6 +14,7 @@ from typing import Any
 import mpmath
 import sympy
 
+from botgrpo_sympy.equality import free_symbols
 from botgrpo_sympy.numeval import Value, mpf_to_fraction, show_fraction
 
 
@@ -41,6 +42,15 @@ class StepState:
     last_value: Value | None = None  # its numeric value, if any
     seen: list[Value] = field(default_factory=list)  # numeric values of every side so far
     cased: set[sympy.Symbol] = field(default_factory=set)  # variables given cases ("if x = 2", "x > 1")
+
+    def forget(self, symbol: sympy.Symbol) -> None:
+        """Drop the carried value of ``symbol`` and the remembered equations that contain it."""
+        st = self
+        st.env.pop(symbol, None)
+        if st.prev_eq is not None and symbol in free_symbols(st.prev_eq):
+            st.prev_eq = None
+        st.recent_eqs = [g for g in st.recent_eqs if symbol not in free_symbols(g)]
+        st.step_eqs = [g for g in st.step_eqs if symbol not in free_symbols(g)]
 
 
 def to_expr(v: Any) -> Any:

@@ -10,6 +10,8 @@ alone, when a relation is not a claim to check against earlier values:
 - ``The product of 3 and 4 = 12``: a bare number after words holding another number may be the end
   of an operation in words: not refuted;
 - ``Let $x$ be the number of apples``: a new meaning for ``x``; its carried value is dropped;
+- ``half of 10 = 5``, ``divided by 4 + 2 = 6``, ``3:2 = 1.5``: a run of math right after an operator word
+  (or a ratio colon) has lost its left operand; ``a profit of 200000-130000 = 70000`` has not;
 - ``3.2 + 4.8 = 8 m``, ``3*19 = 57L``: a unit letter after the result of a calculation, dropped when
   the letter is not a variable of the solution (``2s = 10`` and ``240g/5 = 48g`` keep it).
 """
@@ -77,3 +79,80 @@ def without_unit(text: str, variables: set[str]) -> tuple[str, str] | None:
     if m is None or m.group(2) not in UNIT_LETTERS or m.group(2) in variables:
         return None
     return m.group(1), m.group(2)
+
+
+#: Words that are operators in prose: "17 mod 5 = 2", "10 choose 3 = 120". A run right after one
+#: has lost its left operand, so it is not a claim.
+#: (":" stands for a ratio or time colon, "3:2 = 1.5"; "twice"... for "twice 8 = 16".)
+_OPERATOR_WORDS = frozenset(
+    [
+        "mod",
+        "modulo",
+        "choose",
+        "times",
+        "plus",
+        "minus",
+        "over",
+        "divided",
+        "...",
+        ":",
+        "twice",
+        "double",
+        "triple",
+        "thrice",
+        "half",
+    ]
+)
+#: "of" is an operator after a quantity ("half of 10 = 5", "3/4 of 1,000 = 750", "40% of 30"), a
+#: preposition after a noun ("a profit of 200000-130000 = 70000", whose run is a whole claim).
+_QUANTITY_WORDS = frozenset(
+    [
+        "half",
+        "halves",
+        "third",
+        "thirds",
+        "quarter",
+        "quarters",
+        "fourth",
+        "fourths",
+        "fifth",
+        "fifths",
+        "sixth",
+        "sixths",
+        "tenth",
+        "tenths",
+        "twice",
+        "double",
+        "triple",
+        "thrice",
+        "percent",
+        "fraction",
+        "part",
+        "parts",
+        "share",
+        "one",
+        "two",
+        "three",
+        "four",
+        "five",
+    ]
+)
+#: "by" is an operator after these verbs ("divided by 4 + 2 = 6" has lost "x /"), else a preposition.
+_BY_VERBS = re.compile(
+    r"(?:divid|multipl|increas|decreas|reduc|rais|grow|grew|ris|rose|fell|fall|drop|cut|up|down)"
+)
+
+
+def is_operator_word(word: str, before: str) -> bool:
+    """Does a run right after ``word`` (itself after ``before``: a word, or "#" for a number) lack its
+    left operand?"""
+    if word == "of":
+        return before == "#" or before in _QUANTITY_WORDS
+    if word == "by":
+        return bool(_BY_VERBS.match(before))
+    return word in _OPERATOR_WORDS
+
+
+def ratio_colon(text: str, pos: int) -> bool:
+    """``3:2``, ``2:30``: a colon between digits (a ratio or a time); what follows is not a whole side."""
+    return text[pos] == ":" and text[pos - 1 : pos].isdigit() and text[pos + 1 : pos + 2].isdigit()

@@ -1,6 +1,7 @@
 """How one link of a claim is compared when no equation solving is involved: rounding
-(``1/3 = 0.33``), order and approximate relations between numbers, and the shape test that tells a
-wrong rewrite (``(x+3)^2 = x^2 + 9``) from an equation to solve.
+(``1/3 = 0.33``), order and approximate relations between numbers, the readings people intend
+(a bare percent as a label, a running calculation, a unit after a result), and the shape test that
+tells a wrong rewrite (``(x+3)^2 = x^2 + 9``) from an equation to solve.
 """
 
 from __future__ import annotations
@@ -13,7 +14,11 @@ import mpmath
 import sympy
 
 from botgrpo_sympy.claimstate import Side, show, to_fraction
-from botgrpo_sympy.equality import Outcome, Verdict, expandable
+from botgrpo_sympy.claimtext import without_unit
+from botgrpo_sympy.equality import Outcome, Verdict, expandable, free_symbols
+from botgrpo_sympy.limits import LimitExceeded, Limits, Undefined, Unsupported
+from botgrpo_sympy.mathparse import parse_value
+from botgrpo_sympy.numberformat import percent_label
 from botgrpo_sympy.numeval import Value, same
 
 _DECIMAL = re.compile(r"^\s*-?\d*\.(\d+)\s*$")
@@ -93,3 +98,65 @@ def real_part(v: Value) -> mpmath.mpf | None:
     if abs(v.imag) > mpmath.mpf(10) ** -30 * max(1, abs(v)):
         return None
     return v.real
+
+
+def percent_label_holds(a: Side, b: Side, limits: Limits, accept_rounding: bool) -> bool:
+    """``60/250 * 100 = 24%``: true when a bare percent is read as a plain number."""
+    for lit, other in ((b, a), (a, b)):
+        label = percent_label(lit.text)
+        if label is not None and isinstance(other.value, Fraction):
+            value = parse_value(label, limits)
+            if value == other.value or (
+                accept_rounding and rounded(Side(label, value), other, None, other.value)
+            ):
+                return True
+    return False
+
+
+#: "5+3=8*2=16": the right side starts with the value of the left, then keeps calculating.
+_RUNNING = re.compile(r"\s*(\d+(?:\.\d+)?)\s*(?:[-+*/×÷·−–]|x\s)")
+
+
+def running_calculation(a: Side, b: Side) -> bool:
+    """``5+3 = 8*2`` in ``5+3=8*2=16``: the link holds for the right side's first number."""
+    m = _RUNNING.match(b.text)
+    return m is not None and isinstance(a.value, Fraction) and a.value == Fraction(m.group(1))
+
+
+def other_readings(
+    a: Side,
+    b: Side,
+    outcome: Outcome,
+    rewriting: bool,
+    limits: Limits,
+    accept_rounding: bool,
+    values: tuple[Value | None, Value | None],
+) -> Outcome:
+    """A false numeric claim is true as people write it when a decimal is rounded, a bare percent
+    is a label, or a chain is a running calculation; otherwise it stays false."""
+    if accept_rounding and rounded(a, b, *values):
+        return Outcome(Verdict.TRUE, "rounded")
+    if percent_label_holds(a, b, limits, accept_rounding):
+        return Outcome(Verdict.TRUE, "arithmetic (the % sign as a label)")
+    if rewriting and running_calculation(a, b):
+        return Outcome(Verdict.TRUE, "a running calculation (5+3 = 8, then 8*2 = 16)")
+    return outcome
+
+
+def drop_result_unit(sides: list[Side], known: set[str], limits: Limits, latex: bool) -> list[Side]:
+    """``3*19 = 57L``: a unit letter after the result of a calculation is dropped.
+
+    Only on the last side, only when the letter is not one of the ``known`` variables and the other
+    sides are numbers with an operator (a calculation): ``2s = 10`` is an equation in ``s``.
+    """
+    last = sides[-1]
+    found = without_unit(last.text, known) if last.value is not None else None
+    plain = sides[:-1]
+    calculation = any(re.search(r"[-+*/^×÷·−–]|\d\s*x\s*\d|\\(?:cdot|times|frac)", s.text) for s in plain)
+    if found is None or not calculation or any(s.value is None or free_symbols(s.value) for s in plain):
+        return sides
+    try:
+        value = parse_value(found[0], limits, latex=latex)
+    except (Unsupported, LimitExceeded, Undefined):
+        return sides
+    return [*plain, Side(last.text, value=value)]

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from botgrpo_core.signals.steps import SplitMode
 from botgrpo_core.signals.steps import split_steps as core_split_steps
-from botgrpo_sympy import numberformat
+from botgrpo_sympy import claimtext, numberformat
 
 #: Default final-answer patterns, tried in this order (the last match of the first that matches).
 ANSWER_LINE = re.compile(
@@ -98,78 +98,6 @@ _WORD_OK = frozenset(
         "pi",
     ]
 )
-#: Words that are operators in prose: "17 mod 5 = 2", "10 choose 3 = 120". A run right after one
-#: has lost its left operand, so it is not a claim.
-#: (":" stands for a ratio or time colon, "3:2 = 1.5"; "twice"... for "twice 8 = 16".)
-_OPERATOR_WORDS = frozenset(
-    [
-        "mod",
-        "modulo",
-        "choose",
-        "times",
-        "plus",
-        "minus",
-        "over",
-        "divided",
-        "...",
-        ":",
-        "twice",
-        "double",
-        "triple",
-        "thrice",
-        "half",
-    ]
-)
-#: "of" is an operator after a quantity ("half of 10 = 5", "3/4 of 1,000 = 750", "40% of 30"), a
-#: preposition after a noun ("a profit of 200000-130000 = 70000", whose run is a whole claim).
-_QUANTITY_WORDS = frozenset(
-    [
-        "half",
-        "halves",
-        "third",
-        "thirds",
-        "quarter",
-        "quarters",
-        "fourth",
-        "fourths",
-        "fifth",
-        "fifths",
-        "sixth",
-        "sixths",
-        "tenth",
-        "tenths",
-        "twice",
-        "double",
-        "triple",
-        "thrice",
-        "percent",
-        "fraction",
-        "part",
-        "parts",
-        "share",
-        "one",
-        "two",
-        "three",
-        "four",
-        "five",
-    ]
-)
-#: "by" is an operator after these verbs ("divided by 4 + 2 = 6" has lost "x /"), else a preposition.
-_BY_VERBS = re.compile(
-    r"(?:divid|multipl|increas|decreas|reduc|rais|grow|grew|ris|rose|fell|fall|drop|cut|up|down)"
-)
-
-
-def _is_operator_word(word: str, before: str) -> bool:
-    """Does a run right after ``word`` (itself after ``before``: a word, or "#" for a number) lack its
-    left operand?"""
-    if word == "of":
-        return before == "#" or before in _QUANTITY_WORDS
-    if word == "by":
-        return bool(_BY_VERBS.match(before))
-    return word in _OPERATOR_WORDS
-
-
 _ELLIPSIS = re.compile(r"\.\.\.+|…")
 _RUN_TOKEN = re.compile(
     r"""(?P<cmd>\\[A-Za-z]+|\\[{}])
@@ -214,9 +142,7 @@ def _runs(text: str, offset: int) -> list[Piece]:
         if m is None:
             close()
             depth = 0
-            # "3:2 = 1.5", "2:30": a colon between digits is a ratio or a time, what follows is not whole
-            ratio = text[pos] == ":" and text[pos - 1 : pos].isdigit() and text[pos + 1 : pos + 2].isdigit()
-            last_word = ":" if ratio else ""
+            last_word = ":" if claimtext.ratio_colon(text, pos) else ""
             pos += 1
             continue
         kind, value = m.lastgroup, m.group()
@@ -243,7 +169,7 @@ def _runs(text: str, offset: int) -> list[Piece]:
         elif kind != "ws":
             if start is None:
                 start = m.start()
-                after_operator_word = _is_operator_word(last_word, word_before)
+                after_operator_word = claimtext.is_operator_word(last_word, word_before)
             last_word = ""
             last_end = m.end()
         pos = m.end()

@@ -26,18 +26,17 @@ import sympy
 
 from botgrpo_sympy import claimtext
 from botgrpo_sympy.answerline import answer_verdict
+from botgrpo_sympy.cases import ORDER, start_case
 from botgrpo_sympy.claimstate import Side, StepState, assignment, join_branches, short, show, to_expr
-from botgrpo_sympy.comparisons import compare, looks_like_rewrite, rounded
+from botgrpo_sympy.comparisons import compare, drop_result_unit, looks_like_rewrite, other_readings, rounded
 from botgrpo_sympy.equality import Outcome, Verdict, equal, free_symbols, implied
 from botgrpo_sympy.limits import CHECK_FAILURES, LimitExceeded, Undefined, Unsupported
 from botgrpo_sympy.mathparse import parse_value
-from botgrpo_sympy.numberformat import percent_label
 from botgrpo_sympy.numeval import Evaluator, Value
 from botgrpo_sympy.params import StepsParams
 from botgrpo_sympy.segments import Claim, Piece, extract_answer, find_claims, split_steps
 
 _UNKNOWN_PARSE = (Unsupported, LimitExceeded, Undefined)
-_ORDER = ("<", ">", "<=", ">=")
 #: Failures inside one claim's check (sympy/mpmath internals): that claim scores 0, the rest goes on.
 _CLAIM_FAILURES = (*CHECK_FAILURES, sympy.polys.polyerrors.BasePolynomialError, mpmath.libmp.NoConvergence)
 #: A step that is one integer operation and its result, written without spaces (the demo format).
@@ -169,7 +168,7 @@ class StepChecker:
 
     def _claims_of(self, step: Piece) -> list[dict[str, Any]]:
         for letter in claimtext.declared_letters(step.text):
-            self._forget(sympy.Symbol(letter))
+            self.state.forget(sympy.Symbol(letter))
         claims = find_claims(step)[: self.params.max_claims_per_step]
         results: list[dict[str, Any]] = []
         if not claims:
@@ -224,10 +223,11 @@ class StepChecker:
         self, claim: Claim, at_step_start: bool, case: bool = False, lost_left: bool = False
     ) -> list[dict[str, Any]]:
         st = self.state
-        sides = self._without_units([self._parse(s, claim.latex) for s in claim.sides], claim.latex)
+        sides = [self._parse(s, claim.latex) for s in claim.sides]
+        sides = drop_result_unit(sides, {str(s) for s in st.known}, self.limits, claim.latex)
         relations = list(claim.relations)
-        if case or any(r in _ORDER for r in relations):
-            started = self._start_case(sides, relations)
+        if case or any(r in ORDER for r in relations):
+            started = start_case(st, sides, relations, self._numeric)
             if started is not None:
                 return started
         # "= x^2 + 2x + 1" opening a step continues the previous chain.
@@ -239,7 +239,6 @@ class StepChecker:
         # In a chain a = b = c (or a continued one) every link is a rewrite, never an equation to
         # solve, except a first link that names a variable ("b = 30 - 18 = 12").
         rewriting = continued or len(sides) > 2
-        results = []
         defined: sympy.Symbol | None = None
         first = 0
         head = sides[0].value
@@ -251,6 +250,15 @@ class StepChecker:
             and (len(sides) > 2 or not free_symbols(sides[1].value) - st.known - set(st.env))
         ):
             defined, first = head, 1  # "y = 2x + 1": a definition, no claim
+        results = self._check_links(sides, relations, first, rewriting, lost_left)
+        self._carry(sides, defined)
+        return results
+
+    def _check_links(
+        self, sides: list[Side], relations: list[str], first: int, rewriting: bool, lost_left: bool
+    ) -> list[dict[str, Any]]:
+        """The verdict of each link ``sides[i] relations[i] sides[i+1]`` from ``first`` on."""
+        results = []
         for i in range(first, len(relations)):
             a, b, rel = sides[i], sides[i + 1], relations[i]
             if not a.text or not b.text:
@@ -273,6 +281,11 @@ class StepChecker:
             if outcome.branch:
                 result["_branch"] = (outcome.covered, outcome.total)
             results.append(result)
+        return results
+
+    def _carry(self, sides: list[Side], defined: sympy.Symbol | None) -> None:
+        """Remember what the claim established: its symbols, values and last result."""
+        st = self.state
         for s in sides:
             if s.value is not None:
                 st.known |= free_symbols(s.value)
@@ -287,54 +300,12 @@ class StepChecker:
                 st.last_value = value
                 if defined is not None:
                     st.env[defined] = value
-        return results
 
-    def _without_units(self, sides: list[Side], latex: bool) -> list[Side]:
-        """``3*19 = 57L``: a unit letter after the result of a calculation is dropped.
-
-        Only on the last side, and only when the other sides are numbers with an operator (a
-        calculation): ``2s = 10`` is an equation in ``s``, not ``2 = 10``.
-        """
-        last = sides[-1]
-        known = {str(s) for s in self.state.known}
-        found = claimtext.without_unit(last.text, known) if last.value is not None else None
-        plain = sides[:-1]
-        calculation = any(re.search(r"[-+*/^×÷·−–]|\d\s*x\s*\d|\\(?:cdot|times|frac)", s.text) for s in plain)
-        if found is None or not calculation or any(s.value is None or free_symbols(s.value) for s in plain):
-            return sides
-        try:
-            value = parse_value(found[0], self.limits, latex=latex)
-        except _UNKNOWN_PARSE:
-            return sides
-        return [*plain, Side(last.text, value=value)]
-
-    def _start_case(self, sides: list[Side], relations: list[str]) -> list[dict[str, Any]] | None:
-        """``If $x = -3$`` / ``plug in $n = 2$`` binds a new value (no verdict); a condition on a
-        variable (``if $x > 1$``) starts a case: earlier values and equations of it are dropped."""
-        st = self.state
-        if len(sides) == 2 and relations == ["="]:
-            head, value = sides[0].value, self._numeric(sides[1].value)
-            if isinstance(head, sympy.Symbol) and value is not None:
-                self._forget(head)
-                st.env[head], st.known, st.cased = value, st.known | {head}, st.cased | {head}
-                st.seen.append(value)
-                shown = f"{sides[0].text} = {sides[1].text}"
-                return [{"claim": short(shown), "verdict": 0, "reason": "a case or a substitution"}]
-        for side in sides:
-            if side.value is not None and any(r in _ORDER for r in relations):
-                for symbol in free_symbols(side.value):
-                    self._forget(symbol)
-                    st.cased.add(symbol)
-        return None
-
-    def _forget(self, symbol: sympy.Symbol) -> None:
-        """Drop the carried value of ``symbol`` and the remembered equations that contain it."""
-        st = self.state
-        st.env.pop(symbol, None)
-        if st.prev_eq is not None and symbol in free_symbols(st.prev_eq):
-            st.prev_eq = None
-        st.recent_eqs = [g for g in st.recent_eqs if symbol not in free_symbols(g)]
-        st.step_eqs = [g for g in st.step_eqs if symbol not in free_symbols(g)]
+    def _other_readings(self, a: Side, b: Side, outcome: Outcome, rewriting: bool) -> Outcome:
+        if outcome.verdict is not Verdict.FALSE:
+            return outcome
+        values = (self._numeric(a.value), self._numeric(b.value))
+        return other_readings(a, b, outcome, rewriting, self.limits, self.params.accept_rounding, values)
 
     def _check_link(self, a: Side, rel: str, b: Side, rewriting: bool) -> Outcome:
         if rel == "=":
@@ -345,37 +316,19 @@ class StepChecker:
         return self.params.accept_rounding and rounded(a, b, value_a, value_b)
 
     def _check_order(self, a: Side, rel: str, b: Side) -> Outcome:
-        if rel in _ORDER and free_symbols(a.value, b.value):
+        if rel in ORDER and free_symbols(a.value, b.value):
             return Outcome(Verdict.UNKNOWN, "a condition on a variable")
         va, vb = self._numeric(a.value), self._numeric(b.value)
         if va is None or vb is None:
             return Outcome(Verdict.UNKNOWN, "inequality with unknown variables")
         return compare(va, rel, vb, rel == "≈" and self._rounded(a, b, va, vb))
 
-    def _percent_label(self, a: Side, b: Side) -> bool:
-        """``60/250 * 100 = 24%``: true when a bare percent is read as a plain number."""
-        for lit, other in ((b, a), (a, b)):
-            label = percent_label(lit.text)
-            if label is not None and isinstance(other.value, Fraction):
-                value = parse_value(label, self.limits)
-                if value == other.value or self._rounded(Side(label, value), other, None, other.value):
-                    return True
-        return False
-
     def _check_equal(self, a: Side, b: Side, rewriting: bool) -> Outcome:
         st, limits, rng = self.state, self.limits, self.rng
         variables = free_symbols(a.value, b.value)
         outcome = equal(a.value, b.value, limits, rng, points=self.params.points)
         if not variables:
-            if outcome.verdict is Verdict.FALSE and self._rounded(
-                a, b, self._numeric(a.value), self._numeric(b.value)
-            ):
-                return Outcome(Verdict.TRUE, "rounded")
-            if outcome.verdict is Verdict.FALSE and self._percent_label(a, b):
-                return Outcome(Verdict.TRUE, "arithmetic (the % sign as a label)")
-            if outcome.verdict is Verdict.FALSE and rewriting and _running_calculation(a, b):
-                return Outcome(Verdict.TRUE, "a running calculation (5+3 = 8, then 8*2 = 16)")
-            return outcome
+            return self._other_readings(a, b, outcome, rewriting)
         if outcome.verdict is Verdict.TRUE:
             return outcome
         # A rewrite restates an expression: both sides have variables. "r^2 = 2009/41" in a chain
@@ -451,15 +404,6 @@ class StepChecker:
                 if value is not None and isinstance(value, Fraction):
                     st.env[lhs.value] = value
                     return
-
-
-#: "5+3=8*2=16": the right side starts with the value of the left, then keeps calculating.
-_RUNNING = re.compile(r"\s*(\d+(?:\.\d+)?)\s*(?:[-+*/×÷·−–]|x\s)")
-
-
-def _running_calculation(a: Side, b: Side) -> bool:
-    m = _RUNNING.match(b.text)
-    return m is not None and isinstance(a.value, Fraction) and a.value == Fraction(m.group(1))
 
 
 def check_steps(
