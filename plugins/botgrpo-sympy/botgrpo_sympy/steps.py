@@ -216,7 +216,9 @@ class StepChecker:
         return self._answer_result(text, value)
 
     def _answer_result(self, text: str, value: Any) -> dict[str, Any]:
-        above = self.completion[: self._step_start] + "\n" + self.prompt[-4 * self.params.max_step_chars :]
+        window = 10 * self.params.max_step_chars  # bounded work: the text just above and the question
+        above = self.completion[max(0, self._step_start - window) : self._step_start]
+        above += "\n" + self.prompt[-4 * self.params.max_step_chars :]
         return answer_verdict(text, self._numeric(value), self.state, above)
 
     def _check_claim(
