@@ -27,11 +27,14 @@ from botgrpo_sympy.limits import CHECK_FAILURES, LimitExceeded, Limits, Undefine
 from botgrpo_sympy.mathparse import parse_value
 from botgrpo_sympy.numeval import Evaluator, same
 from botgrpo_sympy.params import AnswerParams
+from botgrpo_sympy.plainmath import CONSTANTS, FUNCTIONS
 from botgrpo_sympy.segments import extract_answer
 
 _ERRORS = (Unsupported, LimitExceeded, Undefined)
 _WRAPPERS = re.compile(r"^\$+|\$+$|^\\\(|\\\)$|^\\\[|\\\]$")
 _TEXT = re.compile(r"\\(?:text|textbf|mathrm|mbox)\{([^{}]*)\}")
+#: A unit word after a number ending an answer: "12 cm", "5 apples" (LaTeX unit removal is off).
+_UNIT_WORD = re.compile(r"^(.*[\d}])\s*([A-Za-z]{2,12})$")
 _LEFT_RIGHT = re.compile(r"\\(?:left|right|big|Big|bigg|Bigg)(?=[()\[\]|.]|\\[{}])")
 _UNION = re.compile(r"\\cup|∪|\bU\b")
 _MAX_ELEMENTS = 20
@@ -101,6 +104,9 @@ def read_answer(text: str, limits: Limits) -> Answer:
     if len(text) > limits.max_chars:
         raise LimitExceeded("length")
     text = _TEXT.sub(lambda m: m.group(1), text)
+    unit = _UNIT_WORD.match(text)
+    if unit and unit.group(2).lower() not in FUNCTIONS and unit.group(2).lower() not in CONSTANTS:
+        text = unit.group(1)  # "12 cm", "\\text{12 cm}": the unit word never changes the value
     # "x = 3" -> 3; "x \in [0, 1]" -> the interval
     m = re.match(r"^\s*[A-Za-z](?:_\{?\w+\}?)?\s*(?:=|\\in|∈)\s*(.+)$", text)
     if m and "=" not in m.group(1):

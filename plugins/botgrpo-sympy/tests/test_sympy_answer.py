@@ -43,6 +43,9 @@ def score(pred: str, ref: str, params: AnswerParams = PARAMS) -> float:
         ("50\\%", "50", 1.0),
         ("30^\\circ", "30", 1.0),
         ("\\text{(B)}", "\\text{(B)}", 1.0),
+        ("\\text{12 cm}", "12", 1.0),  # a unit word after the number
+        ("\\sqrt{2} cm", "\\sqrt{2}", 1.0),
+        ("13 apples", "12", 0.0),
         ("e^2", "e^{2}", 1.0),  # a plain e in an answer is Euler's number, as in LaTeX
         ("e^2", "7.389", 0.0),
     ],
