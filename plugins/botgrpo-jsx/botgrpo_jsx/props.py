@@ -36,6 +36,7 @@ _PATTERNS = (
     "(arrow_function parameter: (identifier) @param)",
 )
 _MAX_PROPS = 64
+_RESERVED = frozenset({"ref", "key"})
 
 
 def _pattern_names(parsed: Parsed, pattern: Any) -> list[str]:
@@ -63,7 +64,8 @@ def prop_names(parsed: Parsed) -> list[str]:
     text = parsed.index.text
     for param in params:
         names += re.findall(rf"\b{re.escape(param)}\s*\.\s*([A-Za-z_$][\w$]*)", text)
-    return list(dict.fromkeys(n for n in names if n.isidentifier()))[:_MAX_PROPS]
+    # `ref` and `key` are React's, not props: a synthesised string ref is an error in React 19
+    return list(dict.fromkeys(n for n in names if n.isidentifier() and n not in _RESERVED))[:_MAX_PROPS]
 
 
 def value_for(name: str, code: str) -> Any:

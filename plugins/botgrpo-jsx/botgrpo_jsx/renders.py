@@ -8,8 +8,10 @@ synthesised from usage (:mod:`botgrpo_jsx.props`). Imports other than React reso
 - ``jsx.renders``: 1.0 when the component renders without throwing, 0.0 when it does not compile,
   exports no component, throws, runs past the deadline, or exhausts its memory.
 - ``jsx.render_errors``: ``error_value`` on the source line where the render threw (the module's
-  source map maps the stack frame back), ``warning_value`` on React's warnings (a missing ``key``:
-  on the elements the ``missing_key`` rule finds, since React names only the component).
+  source map maps the stack frame back), ``warning_value`` on React's warnings about the code: a
+  missing ``key`` (on the elements the ``missing_key`` rule finds, since React names only the
+  component), invalid DOM nesting (on the nested element, where the harness saw it made),
+  duplicate keys.
 
 Both signals share one render per completion (a small cache), so using both costs one render.
 """
@@ -17,6 +19,7 @@ Both signals share one render per completion (a small cache), so using both cost
 from __future__ import annotations
 
 import json
+import re
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -30,6 +33,10 @@ from botgrpo_jsx.params import RendersParams
 from botgrpo_jsx.spans import Mark, disjoint
 
 _CACHE_SIZE = 2048
+#: The React warnings that become spans: a missing key, invalid DOM nesting, duplicate keys.
+_REPORTED = re.compile(
+    r'unique "key" prop|cannot be a (?:child|descendant) of|Encountered two children with the same key'
+)
 _cache: OrderedDict[tuple[str, str, str], dict[str, Any]] = OrderedDict()
 _cache_lock = threading.Lock()
 
@@ -247,8 +254,13 @@ class RenderErrorsScorer:
             start, end = _line_span(view, _char_of(view, at["line"], at["column"]))
             meta = {"error": str(error.get("message", ""))[:300]}
             marks.append(Mark(view.to_completion(start), view.to_completion(end), p.error_value, meta))
+        seen = set()
         for w, where in zip(reply.get("warnings", []), located[1:], strict=False):
             text = str(w.get("text", ""))[:300]
+            if not _REPORTED.search(text) or text in seen:
+                continue  # React's other notes (legacy APIs, a stub rendered as a child) are not the sample's;
+            seen.add(text)  # and the server and the client render warn alike
+            where = where or (w.get("source") if _position(w.get("source")) else None)
             if where:
                 start, end = _line_span(view, _char_of(view, where["line"], where["column"]))
                 marks.append(

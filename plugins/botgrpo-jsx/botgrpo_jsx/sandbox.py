@@ -4,8 +4,8 @@ Each sample gets a fresh process, so nothing one sample does can reach the next.
 
 - ``unshare --user --net --pid --fork``: an empty network namespace (no interface but a downed
   loopback: no network at all) and its own pid namespace (no other process can be signalled);
-- Node's permission model (``--experimental-permission``): file reads only of React's packages and
-  the harness, no writes, no child processes, workers, addons or WASI;
+- Node's permission model (``--experimental-permission``): file reads only of the pinned
+  ``node_modules`` (React, react-dom, linkedom) and the harness, no writes, no child processes, workers, addons or WASI;
   ``--disallow-code-generation-from-strings`` (no ``eval``/``Function``);
 - ``RLIMIT_AS`` (``prlimit``) and ``--max-old-space-size`` for memory, SIGKILL of the process
   group at the deadline for time, and a cap on the bytes read from its output.
@@ -36,8 +36,8 @@ from botgrpo_core.signals import SampleError
 from botgrpo_jsx.nodeenv import JS_DIR
 
 RENDER_SCRIPT = JS_DIR / "render.js"
-#: React's packages: the only files the sandbox may read (besides the harness).
-READABLE_PACKAGES = ("react", "react-dom", "scheduler")
+#: The pinned packages' folder is the only one the sandbox may read (besides the harness): React,
+#: react-dom, linkedom and their dependencies (public code; nothing there can run: no child processes).
 _UNSHARE = ("--user", "--map-root-user", "--net", "--pid", "--fork", "--kill-child")
 
 
@@ -91,7 +91,7 @@ class Sandbox:
         self.parallel, self.max_output = max(1, parallel), max_output
 
     def command(self) -> list[str]:
-        reads = [str(RENDER_SCRIPT)] + [str(self.modules / p) for p in READABLE_PACKAGES]
+        reads = [str(RENDER_SCRIPT), str(self.modules)]
         limit = self.memory_mb * (1 << 20)
         return [
             # prlimit (not preexec_fn, which is unsafe with the threads that run samples in parallel)

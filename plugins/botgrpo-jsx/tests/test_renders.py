@@ -79,6 +79,20 @@ def test_missing_key_warning_is_a_local_span(scorers) -> None:
     assert code[span.start : span.end] == "<li>" and span.value == -0.5 and "key" in span.meta["warning"]
 
 
+def test_dom_nesting_warning_is_placed_on_the_nested_element(scorers) -> None:
+    renders, errors = scorers
+    code = _fenced(
+        "export default function A() {\n  return (\n    <p>\n      <div>block</div>\n    </p>\n  );\n}"
+    )
+    sample = Sample("", code, row={"props": {}})
+    assert renders.score([sample]) == [1.0]  # react-dom's client warns; it still renders
+    (span,) = errors.score([sample])[0]
+    assert (
+        code[span.start : span.end] == "<div>block</div>"
+        and "cannot be a descendant of <p>" in span.meta["warning"]
+    )
+
+
 def test_props_are_synthesised_from_usage() -> None:
     from botgrpo_jsx.props import FUNCTION, STUB, synthesise
     from botgrpo_jsx.treesitter import parse
@@ -111,6 +125,8 @@ def test_crashing_components_are_detected_and_placed(scorers) -> None:
 
 
 _QUICK = {
+    "effect_throws",
+    "hook_made_conditional_at_run_time",
     "undefined_variable",
     "map_on_undefined_prop",
     "set_state_in_render",

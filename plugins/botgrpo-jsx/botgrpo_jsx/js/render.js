@@ -1,4 +1,6 @@
-// Renders one bundled component with the real React (react-dom/server) and reports what happened.
+// Renders one bundled component with the real React and reports what happened: react-dom/server
+// first (no DOM, as a server would), then react-dom/client on a linkedom DOM under React.act
+// (effects run; a second render catches hooks that change order).
 //
 // One fresh process per sample, started by botgrpo_jsx/render.py as
 //   unshare -rnp --fork node --experimental-permission --allow-fs-read=<react, this file>
@@ -36,11 +38,14 @@ const ReactDOM = require(path.join(modulesDir, "react-dom"));
 // The server renderer has no portals: a portal's children render in place.
 const reactDomForServer = Object.freeze({ ...ReactDOM, createPortal: (children) => children });
 const renderToString = require(path.join(modulesDir, "react-dom", "server.node")).renderToString;
+const createRoot = require(path.join(modulesDir, "react-dom", "client")).createRoot;
+const { parseHTML } = require(path.join(modulesDir, "linkedom"));
 
 const warnings = [];
 function capture(...args) {
   if (warnings.length < 50) {
-    warnings.push({ text: format(...args).slice(0, 2000), where: location(new Error().stack) });
+    const text = format(...args).slice(0, 2000);
+    warnings.push({ text, where: location(new Error().stack), source: nestingSource(text) });
   }
 }
 console.error = capture;
@@ -131,11 +136,34 @@ function checkElement(type, props, source) {
   const badChild = Array.isArray(children) ? children.some(invalidChild) : invalidChild(children);
   if (badType || badChild) suspect = { line: source.lineNumber, column: Math.max(0, source.columnNumber - 1) };
 }
+// Where each DOM element was made and the element type around it, for React's DOM-nesting
+// warning (it names the tags only, from react-dom's code).
+const madeAt = new WeakMap();
+const parentType = new WeakMap();
+const domElements = [];
+function noteElement(element, type, props, source) {
+  if (source) madeAt.set(element, { line: source.lineNumber, column: Math.max(0, source.columnNumber - 1) });
+  const children = props ? props.children : undefined;
+  for (const child of Array.isArray(children) ? children : [children]) {
+    if (child !== null && typeof child === "object" && child.$$typeof !== undefined) parentType.set(child, type);
+  }
+  if (typeof type === "string" && domElements.length < 10000) domElements.push(element);
+}
+function nestingSource(text) {
+  const match = /In HTML, <(\w+)> cannot be (?:a child|a descendant) of <(\w+)>/.exec(text);
+  if (!match) return null;
+  const [, inner, outer] = match;
+  const made = domElements.filter((e) => e.type === inner);
+  const direct = made.find((e) => parentType.get(e) === outer);
+  return madeAt.get(direct || made[0]) || null;
+}
 const jsxDevChecked = Object.freeze({
   Fragment: jsxDevRuntime.Fragment,
   jsxDEV(type, props, key, isStatic, source, self) {
     checkElement(type, props, source);
-    return jsxDevRuntime.jsxDEV(type, props, key, isStatic, source, self);
+    const element = jsxDevRuntime.jsxDEV(type, props, key, isStatic, source, self);
+    noteElement(element, type, props, source);
+    return element;
   },
 });
 
@@ -169,7 +197,51 @@ function pickComponent(exports) {
   return null;
 }
 
-function run(request) {
+// A DOM (linkedom) for the client render, installed after the server render: module code and the
+// server render see no `window`, as under server rendering; effects and re-renders see one.
+function installDom() {
+  const { window, document } = parseHTML("<!doctype html><html><head></head><body><div id='root'></div></body></html>");
+  const inert = () => ({ observe() {}, unobserve() {}, disconnect() {} });
+  const memory = () => {
+    const data = new Map();
+    return { getItem: (k) => (data.has(k) ? data.get(k) : null), setItem: (k, v) => data.set(k, String(v)), removeItem: (k) => data.delete(k), clear: () => data.clear() };
+  };
+  const extra = {
+    navigator: { userAgent: "botgrpo", language: "en" },
+    matchMedia: () => ({ matches: false, addListener() {}, removeListener() {}, addEventListener() {}, removeEventListener() {} }),
+    ResizeObserver: function ResizeObserver() { return inert(); },
+    IntersectionObserver: function IntersectionObserver() { return inert(); },
+    MutationObserver: function MutationObserver() { return inert(); },
+    requestAnimationFrame: (cb) => setTimeout(() => cb(Date.now()), 0),
+    cancelAnimationFrame: (id) => clearTimeout(id),
+    localStorage: memory(),
+    sessionStorage: memory(),
+    scrollTo: () => {},
+  };
+  for (const [key, value] of Object.entries(extra)) {
+    if (window[key] === undefined) window[key] = value;
+  }
+  for (const key of ["window", "document", "navigator", "HTMLElement", "Element", "Node", "Text", "Event",
+    "CustomEvent", "getComputedStyle", ...Object.keys(extra)]) {
+    globalThis[key] = key === "window" ? window : key === "document" ? document : window[key];
+  }
+  globalThis.IS_REACT_ACT_ENVIRONMENT = true;
+  return document.getElementById("root");
+}
+
+// Mount with react-dom/client: effects run, and a second render checks the hooks keep their order.
+async function clientRender(element) {
+  const container = installDom();
+  const errors = [];
+  const root = createRoot(container, { onUncaughtError: (e) => errors.push(e), onCaughtError: (e) => errors.push(e) });
+  for (let pass = 0; pass < 2 && errors.length === 0; pass++) {
+    await React.act(async () => root.render(element()));
+  }
+  if (errors.length) throw errors[0];
+  return container.innerHTML;
+}
+
+async function run(request) {
   const module = { exports: {} };
   const fn = vm.runInThisContext(WRAP + request.code + "\n})", { filename: FILENAME });
   fn(module.exports, sampleRequire, module, React);
@@ -177,17 +249,20 @@ function run(request) {
   if (Component === null) {
     return { ok: false, error: { message: "the code exports no component", line: null, column: null } };
   }
-  const html = renderToString(React.createElement(Component, revive(request.props || {})));
-  return { ok: true, html: String(html).slice(0, request.max_html || 100000) };
+  const props = revive(request.props || {});
+  const element = () => React.createElement(Component, props);
+  const html = renderToString(element());
+  const mounted = request.client === false ? html : await clientRender(element);
+  return { ok: true, html: String(mounted).slice(0, request.max_html || 100000) };
 }
 
-function main() {
+async function main() {
   const input = fs.readFileSync(0, "utf8");
   const request = JSON.parse(input);
   const nonce = String(request.nonce);
   let result;
   try {
-    result = run(request);
+    result = await run(request);
   } catch (err) {
     const message = err instanceof Error ? err.message : "thrown: " + String(err);
     const where = err instanceof Error ? location(err.stack) : null;
@@ -198,5 +273,5 @@ function main() {
   writeSync(1, nonce + " " + stringify(result) + "\n");
 }
 
-main();
-process.exit(0);
+process.on("unhandledRejection", () => {});
+main().then(() => process.exit(0));

@@ -107,6 +107,18 @@ CASES: list[tuple[str, str]] = [
     ("array_buffer_bomb", _fn("  const big = new ArrayBuffer(8 * 1024 * 1024 * 1024); // CRASH")),
     ("suspend_forever", _fn("  React.use(new Promise(() => {})); // CRASH")),
     ("exports_no_component", H + "export const answer = 42;\n"),
+    # seen by the client render only (effects run, a second render checks the hooks' order)
+    ("effect_throws", _fn("  useEffect(() => {\n    throw new Error('effect failed'); // CRASH\n  }, []);")),
+    (
+        "update_loop_in_effect",
+        _fn("  const [n, setN] = useState(0);\n  useEffect(() => {\n    setN(n + 1); // CRASH\n  });"),
+    ),
+    (
+        "hook_made_conditional_at_run_time",
+        _fn(
+            "  const [ready, setReady] = useState(false);\n  useEffect(() => setReady(true), []);\n  if (ready) {\n    useMemo(() => 1, []); // CRASH\n  }"
+        ),
+    ),
 ]
 
 
