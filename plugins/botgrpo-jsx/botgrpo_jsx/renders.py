@@ -53,8 +53,9 @@ class Renderer:
             raise RuntimeError(f"jsx.renders: {reason}")
         node, modules = nodeenv.find_node(), nodeenv.node_modules()
         assert node is not None and modules is not None
-        if not (modules / "react-dom" / "package.json").is_file():
-            raise RuntimeError(f"jsx.renders: react-dom is not installed; {nodeenv.SETUP_HINT}")
+        for package in ("react-dom", "linkedom"):
+            if not (modules / package / "package.json").is_file():
+                raise RuntimeError(f"jsx.renders: {package} is not installed; {nodeenv.SETUP_HINT}")
         self.params = params
         self.worker = NodeWorker(node.node, modules, timeout_s=params.timeout_s)
         self.sandbox = Sandbox(

@@ -36,8 +36,9 @@ from botgrpo_core.signals import SampleError
 from botgrpo_jsx.nodeenv import JS_DIR
 
 RENDER_SCRIPT = JS_DIR / "render.js"
-#: The pinned packages' folder is the only one the sandbox may read (besides the harness): React,
-#: react-dom, linkedom and their dependencies (public code; nothing there can run: no child processes).
+#: A user namespace (root inside, the caller outside), an empty network namespace, a pid namespace.
+#: The only files the sandbox may read are the harness and the pinned ``node_modules`` (React,
+#: react-dom, linkedom and their dependencies: public code, and nothing there can be executed).
 _UNSHARE = ("--user", "--map-root-user", "--net", "--pid", "--fork", "--kill-child")
 
 

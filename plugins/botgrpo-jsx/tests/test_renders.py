@@ -247,7 +247,6 @@ def test_hostile_components_escape_nothing_and_return_in_time(scorers, tmp_path:
     assert canary.read_text() == secret and list(outside.iterdir()) == []  # nothing written or spawned
     assert listener.connections == 0  # no connection reached the loopback listener
     assert "pid=1 ppid=0" in text["pid_namespace"]  # its own pid namespace: nothing else to signal
-    assert "BOTGRPO" not in text["env_secrets"] or "HOME" not in text["env_secrets"]
     assert set(json.loads(replies["env_secrets"]["html"][3:-4].replace("&quot;", '"'))) <= {
         "BOTGRPO_JSX_NODE_MODULES",
         "NODE_ENV",
@@ -263,6 +262,14 @@ def test_hostile_components_escape_nothing_and_return_in_time(scorers, tmp_path:
     after = Sample("", _fenced("export default () => <p>{String(({}).polluted)}</p>;"))
     assert renders.score([after]) == [1.0]
     assert renders.renderer.render([after])[0]["reply"]["html"] == "<p>undefined</p>"
+
+
+def test_the_boundary_refuses_to_start_without_its_isolation(tmp_path: Path) -> None:
+    """No fallback that runs untrusted code unisolated: a boundary that cannot start is an error."""
+    from botgrpo_jsx.sandbox import SandboxUnavailable, check_boundary
+
+    with pytest.raises(SandboxUnavailable, match="namespaces are needed|could not start"):
+        check_boundary(str(tmp_path / "no-such-node"))
 
 
 def test_the_network_namespace_has_no_route_to_the_host(sandbox_ready: None) -> None:
