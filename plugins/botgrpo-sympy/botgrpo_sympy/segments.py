@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from botgrpo_core.signals.answers import boxed
 from botgrpo_core.signals.steps import SplitMode
 from botgrpo_core.signals.steps import split_steps as core_split_steps
 from botgrpo_sympy import claimtext, numberformat
@@ -335,21 +336,13 @@ def find_claims(step: Piece) -> list[Claim]:
 
 
 # --- final answers -------------------------------------------------------------------------------------------
-def last_boxed(text: str, max_len: int = 20_000) -> Piece | None:
-    """Content of the last closed ``\\boxed{...}`` (or ``\\fbox{...}``), braces matched."""
-    for m in reversed(list(re.finditer(r"\\(?:boxed|fbox)\s*\{", text))):
-        depth, i, stop = 1, m.end(), min(len(text), m.end() + max_len)
-        while i < stop and depth:
-            ch = text[i]
-            if ch == "{":
-                depth += 1
-            elif ch == "}":
-                depth -= 1
-            i += 1
-        if depth == 0:
-            found = _trimmed(text, m.end(), i - 1)
-            if found is not None:
-                return found
+def last_boxed(text: str) -> Piece | None:
+    """Content of the last closed, non-empty ``\\boxed{...}`` (or ``\\fbox{...}``): the core's one parser
+    (:func:`botgrpo_core.signals.answers.boxed`: braces matched at any depth, linear in the text)."""
+    for box in reversed(boxed(text)):
+        found = _trimmed(text, box.start, box.end)
+        if found is not None:
+            return found
     return None
 
 
@@ -364,9 +357,9 @@ def extract_answer(completion: str, pattern: str | None = None) -> Piece | None:
             g = groups[0] if groups else 0
             found = _trimmed(completion, m.start(g), m.end(g)) or found
         return _unwrap(completion, found)
-    boxed = last_boxed(completion)
-    if boxed is not None:
-        return boxed
+    box = last_boxed(completion)
+    if box is not None:
+        return box
     for regex in (ANSWER_LINE, ANSWER_HASHES, ANSWER_IS):
         found = None
         for m in regex.finditer(completion):
