@@ -22,11 +22,16 @@ $(BIN)/python:
 
 # torch first, pinned to the CPU build on this machine's disk, so the ranges below resolve to it
 # instead of pulling a multi-GB CUDA build.
-$(STAMP): $(BIN)/python pyproject.toml $(wildcard plugins/*/pyproject.toml) $(wildcard plugins/*/package-lock.json) $(BENCH_DIR)/pyproject.toml
+$(STAMP): $(BIN)/python pyproject.toml $(wildcard plugins/*/pyproject.toml) $(wildcard plugins/*/*/js/package-lock.json) $(BENCH_DIR)/pyproject.toml
 	$(BIN)/pip install --quiet torch==2.13.0
 	$(BIN)/pip install --quiet -e ".[test,trl]" $(PLUGIN_REQS) -e "$(BENCH_DIR)[test]"
 	# botgrpo-jsx: pinned esbuild + TypeScript from its lock file (exit 2 = no Node: it falls back to tree-sitter)
 	$(BIN)/python -m botgrpo_jsx.setup || [ $$? -eq 2 ]
+	# botgrpo-jsx's jsx.visual screenshots with Debian's headless Chromium: installed here when root (CI),
+	# otherwise its tests skip and say so
+	command -v chromium >/dev/null || { [ "$$(id -u)" = 0 ] && apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >/dev/null; } || \
+	  echo "note: chromium is not installed (apt-get install chromium); the jsx.visual tests will skip"
 	touch $(STAMP)
 
 install: $(STAMP)
