@@ -139,7 +139,6 @@ class SignalSpec:
     :param description: one line shown by ``botgrpo plugins``.
     :param required_fields: dataset row fields the signal reads (checked before training), or a callable
         of the validated params returning them (when a param names the field).
-    :param cpu_heavy: a hint that the signal should run in the process pool by default.
     """
 
     name: str
@@ -149,7 +148,6 @@ class SignalSpec:
     params_model: type[BaseModel] = NoParams
     description: str = ""
     required_fields: tuple[str, ...] | Callable[[BaseModel], tuple[str, ...]] = ()
-    cpu_heavy: bool = False
 
     def __post_init__(self) -> None:
         namespace, dot, rest = self.name.partition(".")

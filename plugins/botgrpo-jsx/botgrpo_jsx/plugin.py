@@ -81,7 +81,6 @@ SIGNALS = (
         make_scorer=make_compiles,
         params_model=CompilesParams,
         description="1 if the completion's React code compiles (esbuild; strict: + TypeScript 5), else 0",
-        cpu_heavy=False,
     ),
     SignalSpec(
         name="jsx.syntax",
@@ -90,7 +89,6 @@ SIGNALS = (
         make_scorer=make_syntax,
         params_model=SyntaxParams,
         description="negative value on each syntax error span (tree-sitter TSX, deadline-guarded)",
-        cpu_heavy=True,
     ),
     SignalSpec(
         name="jsx.rules",
@@ -99,7 +97,6 @@ SIGNALS = (
         make_scorer=make_rules,
         params_model=RulesParams,
         description="React rule violations as spans: keys, hooks, undefined components, tags, class=, exports",
-        cpu_heavy=True,
     ),
     SignalSpec(
         name="jsx.renders",
@@ -108,7 +105,6 @@ SIGNALS = (
         make_scorer=make_renders,
         params_model=RendersParams,
         description="1 if the component renders with React (sandboxed Node process per sample), else 0",
-        cpu_heavy=False,
     ),
     SignalSpec(
         name="jsx.render_errors",
@@ -117,7 +113,6 @@ SIGNALS = (
         make_scorer=make_render_errors,
         params_model=RendersParams,
         description="negative spans where the render threw (source-mapped) and where React warned",
-        cpu_heavy=False,
     ),
     SignalSpec(
         name="jsx.visual",
@@ -126,7 +121,6 @@ SIGNALS = (
         make_scorer=make_visual,
         params_model=VisualParams,
         description="a vision model's 0-1 score of a headless-Chromium screenshot of the rendered component",
-        cpu_heavy=False,
     ),
 )
 

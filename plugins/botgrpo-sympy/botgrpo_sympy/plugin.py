@@ -45,7 +45,6 @@ ANSWER = SignalSpec(
     required_fields=answer_fields,
     description="1 if the final answer (\\boxed{}, 'Answer:', 'A:' or a pattern) equals the reference, "
     "checked with sympy under time and memory limits",
-    cpu_heavy=True,
 )
 
 STEPS = SignalSpec(
@@ -55,7 +54,6 @@ STEPS = SignalSpec(
     make_scorer=make_steps_scorer,
     params_model=StepsParams,
     description="per step: +1 verified, -1 refuted, 0 not checkable (arithmetic, identities, equations)",
-    cpu_heavy=True,
 )
 
 
