@@ -286,3 +286,33 @@ def test_overlapping_spans_stay_within_the_signal_bounds() -> None:
     out = mix.score_batch(fake_batch(["abc", "de"]))
     assert out.local.min().item() == -1.0  # 30 overlapping -1 spans would sum to -30
     assert out.metrics["signals/hostile.spans/clamped_frac"] == 1.0
+
+
+class _Interrupting:
+    """An in-process scorer that raises KeyboardInterrupt on the completion "stop" (plugin code, not a user)."""
+
+    def __init__(self, params):  # type: ignore[no-untyped-def]
+        pass
+
+    def score(self, samples):  # type: ignore[no-untyped-def]
+        if any(s.completion == "stop" for s in samples):
+            raise KeyboardInterrupt
+        return [1.0 for _ in samples]
+
+
+def test_keyboard_interrupt_from_plugin_code_under_botgrpos_handler_costs_its_sample() -> None:
+    import signal
+
+    spec = SignalSpec(name="hostile.interrupt", kind="global", bounds=(0.0, 1.0), make_scorer=_Interrupting)
+    manager = PluginManager(entry_points=[])
+    register_signal(spec, manager=manager)
+    mix = _mixture(manager, [{"name": "hostile.interrupt"}], beta=0.0)
+    previous = signal.signal(signal.SIGINT, lambda *_: None)  # as engine.interrupt installs during training
+    try:
+        out = mix.score_batch(fake_batch(["ok", "stop"]))
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    assert out.signals["hostile.interrupt"].failed == [False, True]
+    assert "KeyboardInterrupt" in str(out.signals["hostile.interrupt"].results[1])
+    with pytest.raises(KeyboardInterrupt):  # under Python's default handler it may be the user's Ctrl-C
+        mix.score_batch(fake_batch(["stop", "again"]))

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import math
 import numbers
+import signal
 import warnings
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -84,7 +85,9 @@ class _SignalRunner:
             self._scorer = self.spec.make_scorer(self.params)
         try:
             results = list(self._scorer.score(samples))
-        except (Exception, SystemExit):  # sys.exit() in plugin code ends the sample, not the run
+        except (Exception, SystemExit, KeyboardInterrupt) as exc:  # sys.exit() in plugin code ends a sample
+            if _users_interrupt(exc):
+                raise
             # isolate the failing samples: score one by one
             return [self._score_one(s) for s in samples]
         if len(results) != len(samples):
@@ -99,7 +102,9 @@ class _SignalRunner:
         assert self._scorer is not None
         try:
             results = list(self._scorer.score([sample]))
-        except (Exception, SystemExit) as exc:
+        except (Exception, SystemExit, KeyboardInterrupt) as exc:
+            if _users_interrupt(exc):
+                raise
             return SampleError(f"{type(exc).__name__}: {exc}", reason="error")
         if len(results) != 1:
             return SampleError(f"score() returned {len(results)} results for 1 sample", reason="invalid")
@@ -198,6 +203,17 @@ class _SignalRunner:
         if callable(closer):
             closer()
         self._scorer = None
+
+
+def _users_interrupt(exc: BaseException) -> bool:
+    """Whether ``exc`` may be the user's Ctrl-C: a KeyboardInterrupt under Python's default SIGINT handler.
+
+    Under botgrpo's own handler (a training run: ``engine.interrupt``) Ctrl-C never raises, so a
+    KeyboardInterrupt there comes from plugin code and costs its sample, like any other exception.
+    """
+    return (
+        isinstance(exc, KeyboardInterrupt) and signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    )
 
 
 # ---- result checks: (problem or None, the checked value) ------------------------------------------------------
