@@ -54,8 +54,8 @@ def compile_pattern(pattern: str) -> regex.Pattern:
     return compiled
 
 
-def _trimmed(text: str, start: int, end: int) -> tuple[int, int]:
-    """Shrink ``[start, end)`` past leading and trailing whitespace."""
+def trim_range(text: str, start: int, end: int) -> tuple[int, int]:
+    """Shrink ``[start, end)`` of ``text`` past leading and trailing whitespace (empty: ``start == end``)."""
     while start < end and text[start].isspace():
         start += 1
     while end > start and text[end - 1].isspace():
@@ -93,7 +93,7 @@ def split_steps(
     for raw_start, raw_end in _raw_bounds(text, mode, pattern, timeout_s, preamble):
         if raw_start < 0:
             continue  # the optional 'step' group did not take part in this match
-        start, end = _trimmed(text, max(raw_start, last_end), raw_end)
+        start, end = trim_range(text, max(raw_start, last_end), raw_end)
         if end <= start:
             continue
         steps.append(Step(start, end, text[start:end]))

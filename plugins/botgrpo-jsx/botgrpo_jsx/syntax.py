@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from botgrpo_core.signals.steps import trim_range
 from botgrpo_jsx.blame import missing_bracket, token_around
 from botgrpo_jsx.treesitter import Parsed, iter_error_nodes, parses_with_insertion
 
@@ -62,15 +63,6 @@ def _first_line(parsed: Parsed, start: int, end: int) -> tuple[int, int]:
     return start, (end if newline < 0 else max(newline, start + 1))
 
 
-def _trim(text: str, start: int, end: int) -> tuple[int, int]:
-    """Drop leading/trailing whitespace from a range (an ERROR often starts with a newline)."""
-    while start < end and text[start].isspace():
-        start += 1
-    while end > start and text[end - 1].isspace():
-        end -= 1
-    return start, end
-
-
 def _is_at_end(parsed: Parsed, byte: int) -> bool:
     return not parsed.source[byte:].strip()
 
@@ -83,7 +75,7 @@ def syntax_errors(parsed: Parsed, max_errors: int = 20) -> list[SyntaxError_]:
         if node.is_missing:
             errors.append(_missing_error(parsed, node))
             continue
-        start, end = _trim(text, *parsed.char_range(node))
+        start, end = trim_range(text, *parsed.char_range(node))
         if end <= start:  # a zero-width ERROR: widen like a missing token
             errors.append(_widen(parsed, node, "unexpected input"))
             continue
@@ -118,7 +110,9 @@ def _locate(parsed: Parsed, deadline_s: float) -> SyntaxError_ | None:
         if not verdict:
             continue
         lo, hi = token_around(parsed, position)
-        start, end = _trim(parsed.index.text, parsed.index.char_of_byte(lo), parsed.index.char_of_byte(hi))
+        start, end = trim_range(
+            parsed.index.text, parsed.index.char_of_byte(lo), parsed.index.char_of_byte(hi)
+        )
         if end <= start:
             return None
         at = parsed.index.char_of_byte(position)
@@ -135,7 +129,7 @@ def _missing_error(parsed: Parsed, node: Node) -> SyntaxError_:
         if opener is not None and opener.is_missing:
             opener = construct
         start, end = _first_line(parsed, *parsed.char_range(opener))
-        start, end = _trim(parsed.index.text, start, end)
+        start, end = trim_range(parsed.index.text, start, end)
         if end > start:
             meta = {
                 "error": "unexpected end of input",

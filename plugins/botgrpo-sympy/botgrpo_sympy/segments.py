@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass
 
 from botgrpo_core.signals.answers import boxed
-from botgrpo_core.signals.steps import SplitMode
+from botgrpo_core.signals.steps import SplitMode, trim_range
 from botgrpo_core.signals.steps import split_steps as core_split_steps
 from botgrpo_sympy import claimtext, numberformat
 
@@ -44,12 +44,9 @@ class Claim:
 
 
 def _trimmed(text: str, start: int, end: int) -> Piece | None:
-    segment = text[start:end]
-    left = len(segment) - len(segment.lstrip())
-    right = len(segment.rstrip())
-    if right <= left:
-        return None
-    return Piece(segment[left:right], start + left, start + right)
+    """``text[start:end]`` past leading and trailing whitespace as a Piece, ``None`` when nothing is left."""
+    start, end = trim_range(text, start, end)
+    return Piece(text[start:end], start, end) if end > start else None
 
 
 def split_steps(
