@@ -422,3 +422,80 @@ def test_color_choice_overrides_the_environment(tmp_path, capsys, monkeypatch, p
     assert "\x1b[48;2;" in capsys.readouterr().out
     assert main(argv) == 0  # auto: NO_COLOR wins
     assert "\x1b[48;2;" not in capsys.readouterr().out
+
+
+# --- a global value with meta: images in --html (signals.Value) -----------------------------------------------------
+def _png(width: int, payload: bytes = b"") -> bytes:
+    """A real, decodable 1-row grey PNG ``width`` pixels wide (zlib + CRCs by hand), ``payload`` in a text chunk."""
+    import struct
+    import zlib
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    header = struct.pack(">IIBBBBB", width, 1, 8, 0, 0, 0, 0)
+    rows = zlib.compress(b"\x00" + b"\x80" * width)
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + chunk(b"tEXt", b"c\x00" + payload)
+        + chunk(b"IDAT", rows)
+        + chunk(b"IEND", b"")
+    )
+
+
+SMALL_PNG = _png(4, b'"><script>alert(1)</script>')
+BIG_PNG = _png(4, b"x" * (1 << 20))
+
+
+class _ShotScorer:
+    """``test.shot``: 1.0 with a PNG (ROWS[0]), an over-size PNG (ROWS[1]), non-PNG bytes (ROWS[2])."""
+
+    def __init__(self, params: object) -> None:
+        pass
+
+    def score(self, samples):
+        from botgrpo_core.signals import Value
+
+        metas = [{"shot": SMALL_PNG, "note": "<b>model</b>"}, {"shot": BIG_PNG}, {"shot": b"GIF89a"}]
+        order = [row["completion"] for row in ROWS[:3]]  # by text: a worker sees one sample at a time
+        return [Value(1.0, metas[order.index(s.completion)]) for s in samples]
+
+
+class _ShotPlugin:
+    @hookimpl
+    def botgrpo_register_signals(self, register) -> None:
+        from botgrpo_core.signals import SignalSpec
+
+        register(SignalSpec("test.shot", "global", (0.0, 1.0), _ShotScorer))
+
+
+@pytest.mark.parametrize("workers", [0, 1])
+def test_global_value_meta_shows_pngs_in_html(tmp_path, capsys, plugin_manager, workers) -> None:
+    """A global ``Value`` keeps its number (rewards as a plain float) and its meta: a PNG up to the cap
+    becomes base64 in --json and an escaped ``data:`` image in --html; larger or non-PNG bytes a note."""
+    import base64
+
+    from botgrpo_core.signals.testing import registered_plugin
+
+    run = f"rewards:\n  signals:\n    - {{name: test.shot, weight: 1.0, workers: {workers}}}\n"
+    run_file, data = _write(tmp_path, ROWS[:3], run=run)
+    page = tmp_path / "view.html"
+    with registered_plugin(_ShotPlugin(), name="test", manager=plugin_manager):
+        result = _score_json(
+            capsys, str(run_file), "--input", str(data), "--tokenizer", "tiny", "--html", str(page)
+        )
+    small, big, gif = (s["signals"]["test.shot"] for s in result["samples"])
+    assert [small["value"], big["value"], gif["value"]] == [1.0, 1.0, 1.0]
+    assert all(v == pytest.approx(1.0) for s in result["samples"] for v in s["token_rewards"])
+    assert small["meta"] == {
+        "shot": {"png_base64": base64.b64encode(SMALL_PNG).decode(), "bytes": len(SMALL_PNG)},
+        "note": "<b>model</b>",
+    }
+    assert big["meta"]["shot"] == f"<PNG of {len(BIG_PNG)} bytes, over the {1 << 20} byte limit>"
+    assert gif["meta"]["shot"] == "<6 bytes, not a PNG>"
+    html_text = page.read_text(encoding="utf-8")
+    (src,) = re.findall(r'<img src="([^"]*)"', html_text)  # only the small one
+    assert src == "data:image/png;base64," + base64.b64encode(SMALL_PNG).decode()
+    assert "<b>model</b>" not in html_text and "note=&lt;b&gt;model&lt;/b&gt;" in html_text
+    assert "<script>alert" not in html_text and html_text.count("<script") == 2

@@ -8,11 +8,22 @@ from __future__ import annotations
 
 import html
 import json
+import re
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from botgrpo_core.cli.score import ScoreReport
-from botgrpo_core.cli.records import _display_pieces, _fmt, _meta_text, safe_text, sample_records, summary
+from botgrpo_core.cli.records import (
+    _display_pieces,
+    _fmt,
+    _meta_text,
+    is_image,
+    safe_text,
+    sample_records,
+    summary,
+)
+
+_BASE64 = re.compile(r"[A-Za-z0-9+/]*={0,2}")
 
 # --- HTML ----------------------------------------------------------------------------------------------------------
 _CSS = """
@@ -32,6 +43,8 @@ h1{font-size:1.2em;margin:0 0 .3em} .muted{color:#666;font-size:.9em}
 .tok:hover{outline:2px solid #000}
 table{border-collapse:collapse;font-size:.85em;margin-top:.4em} td,th{padding:1px 6px;text-align:left}
 .err{color:#b2182b} details{margin-top:.3em;font-size:.9em}
+.shots{display:flex;flex-wrap:wrap;gap:.6em;margin:.3em 0} .shots img{max-width:32em;border:1px solid #ccc}
+figure{margin:0} figcaption{font-size:.8em;color:#666}
 #tip{position:fixed;display:none;background:#222;color:#eee;padding:6px 8px;border-radius:4px;
  font:12px ui-monospace,monospace;white-space:pre;pointer-events:none;z-index:2;max-width:40em}
 """
@@ -89,7 +102,7 @@ def _script_json(data: Any) -> str:
 
 def _html_sample(record: dict[str, Any]) -> str:
     esc = html.escape
-    globals_ = []
+    globals_, images = [], []
     for name, sig in record["signals"].items():
         if sig["error"]:
             globals_.append(
@@ -97,7 +110,13 @@ def _html_sample(record: dict[str, Any]) -> str:
                 f"{_text(sig['error']['message'])}</span>"
             )
         elif sig["kind"] == "global":
-            globals_.append(f"{esc(name)} = {sig['value']:g} (x{sig['weight']:g})")
+            meta = ", ".join(
+                f"{esc(k)}={_text(_meta_text(v))}" for k, v in sig["meta"].items() if not is_image(v)
+            )
+            globals_.append(
+                f"{esc(name)} = {sig['value']:g} (x{sig['weight']:g}){f' ({meta})' if meta else ''}"
+            )
+            images += [_img(f"{name}: {k}", v) for k, v in sig["meta"].items() if is_image(v)]
     dropped = ' <span class="err">dropped (on_error: nan)</span>' if not record["valid"] else ""
     head = (
         f'<div class="head"><b>#{record["index"]}</b> group {record["group"]} · outcome {_fmt(record["outcome"])} · '
@@ -124,8 +143,24 @@ def _html_sample(record: dict[str, Any]) -> str:
         if rows
         else ""
     )
+    images += [_img(f"{n}: {k}", v) for n, sig in record["signals"].items() for sp in sig.get("spans", [])
+               for k, v in sp["meta"].items() if is_image(v)]  # fmt: skip
+    shots = f'<div class="shots">{"".join(images)}</div>' if images else ""
     cls = "sample" if record["valid"] else "sample dropped"
-    return f'<div class="{cls}">{head}<div class="toks">{"".join(toks)}</div>{spans}</div>'
+    return f'<div class="{cls}">{head}{shots}<div class="toks">{"".join(toks)}</div>{spans}</div>'
+
+
+def _img(caption: str, image: dict[str, Any]) -> str:
+    """A PNG meta value (see ``records._meta_value``) as an ``<img>`` with a ``data:`` URI; the base64 text is
+    checked to be only base64 characters, so it cannot leave its attribute."""
+    data = image["png_base64"]
+    if not isinstance(data, str) or not _BASE64.fullmatch(data):
+        return ""
+    cap = html.escape(safe_text(caption))
+    return (
+        f'<figure><img src="data:image/png;base64,{data}" alt="{cap}" title="{cap}">'
+        f"<figcaption>{cap} ({image['bytes']} bytes)</figcaption></figure>"
+    )
 
 
 def render_html(report: ScoreReport) -> str:

@@ -7,6 +7,7 @@ display pieces they share live here too.
 
 from __future__ import annotations
 
+import base64
 import json
 import math
 import unicodedata
@@ -24,6 +25,9 @@ NEUTRAL_RGB = (247, 247, 247)
 POSITIVE_RGB = (33, 102, 172)
 DROPPED_RGB = (150, 150, 150)
 MAX_SPANS_SHOWN = 20
+#: Largest PNG a record carries (a ``bytes`` meta value, e.g. jsx.visual's screenshot); larger ones become a note.
+MAX_IMAGE_BYTES = 1 << 20
+_PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
 
 # --- records -------------------------------------------------------------------------------------------------------
@@ -37,13 +41,35 @@ def _error(result: Any) -> dict[str, str] | None:
     return {"message": str(result), "reason": result.reason} if isinstance(result, SampleError) else None
 
 
+def _meta_value(value: Any) -> Any:
+    """A meta value for a record: a PNG (``bytes``, at most ``MAX_IMAGE_BYTES``) becomes
+    ``{"png_base64": ..., "bytes": n}``, which ``--html`` shows as an image; other bytes become a note."""
+    if not isinstance(value, (bytes, bytearray, memoryview)):
+        return value
+    data = bytes(value)
+    if not data.startswith(_PNG_MAGIC):
+        return f"<{len(data)} bytes, not a PNG>"
+    if len(data) > MAX_IMAGE_BYTES:
+        return f"<PNG of {len(data)} bytes, over the {MAX_IMAGE_BYTES} byte limit>"
+    return {"png_base64": base64.b64encode(data).decode("ascii"), "bytes": len(data)}
+
+
+def _meta_record(meta: Any) -> dict[str, Any]:
+    return {str(k): _meta_value(v) for k, v in meta.items()} if meta else {}
+
+
+def is_image(value: Any) -> bool:
+    """Whether a record's meta value is an image made by :func:`_meta_value`."""
+    return isinstance(value, dict) and set(value) == {"png_base64", "bytes"}
+
+
 def _span_record(span: Span, completion: str) -> dict[str, Any]:
     return {
         "start": span.start,
         "end": span.end,
         "text": completion[span.start : span.end],
         "value": span.value,
-        "meta": dict(span.meta) if span.meta else {},
+        "meta": _meta_record(span.meta),
     }
 
 
@@ -76,6 +102,7 @@ def sample_records(report: ScoreReport) -> list[dict[str, Any]]:
             entry: dict[str, Any] = {"kind": o.kind, "weight": o.weight, "error": _error(result)}
             if o.kind == "global":
                 entry["value"] = None if o.failed[i] else float(result)
+                entry["meta"] = _meta_record(o.meta[i] if o.meta else None)
             else:
                 entry["token_values"] = [_num(v) for v in signal_values[name][i][:n]]
                 spans = result if isinstance(result, list) else []
@@ -178,6 +205,8 @@ def _display_pieces(record: dict[str, Any]) -> list[tuple[str, str]]:
 
 def _meta_text(value: Any) -> str:
     """A span meta value as text: strings as they are, anything else as JSON (as ``--json`` shows it)."""
+    if is_image(value):
+        return f"<PNG, {value['bytes']} bytes>"
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
 
 

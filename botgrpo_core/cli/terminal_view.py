@@ -68,7 +68,8 @@ def _signal_lines(record: dict[str, Any], color: bool) -> list[str]:
             )
             continue
         if sig["kind"] == "global":
-            lines.append(f"    {name} {weight}: {sig['value']:g}")
+            meta = " ".join(f"{k}={safe_text(_meta_text(v))}" for k, v in sig["meta"].items())
+            lines.append(f"    {name} {weight}: {sig['value']:g}  {meta}".rstrip())
             continue
         if sig["per_token"]:
             lines.append(f"    {name} {weight}: per-token values")

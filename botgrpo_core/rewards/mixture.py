@@ -30,7 +30,7 @@ from botgrpo_core.rewards.signal_metrics import (
     mixture_metrics,
     signal_columns,
 )
-from botgrpo_core.signals import Sample, SampleError, TokenValues
+from botgrpo_core.signals import Sample, SampleError, TokenValues, Value
 
 if TYPE_CHECKING:
     import torch
@@ -55,6 +55,8 @@ class SignalOutcome:
     cached: list[bool] = field(default_factory=list)
     #: per sample (local signals): overlapping spans summed past the bounds on some token, clamped back
     clamped: list[bool] = field(default_factory=list)
+    #: per sample (global signals): the ``meta`` of a :class:`~botgrpo_core.signals.Value` result, else None
+    meta: list[Mapping[str, Any] | None] = field(default_factory=list)
 
     @property
     def cache_hits(self) -> int:
@@ -247,6 +249,8 @@ def _score_signal(
             "to 'zero' or 'nan'."
         )
     if spec.kind == "global":
+        meta = [r.meta if isinstance(r, Value) else None for r in results]
+        results = [r.value if isinstance(r, Value) else r for r in results]  # floats, as without meta
         values = torch.tensor([0.0 if f else float(r) for r, f in zip(results, failed)], dtype=torch.float32)
     else:
         spans = [r if isinstance(r, list) else [] for r in results]
@@ -264,4 +268,6 @@ def _score_signal(
         return SignalOutcome(
             spec.name, spec.kind, cfg.weight, results, values, failed, reasons, cached, clamped
         )
-    return SignalOutcome(spec.name, spec.kind, cfg.weight, results, values, failed, reasons, cached)
+    return SignalOutcome(
+        spec.name, spec.kind, cfg.weight, results, values, failed, reasons, cached, meta=meta
+    )

@@ -10,7 +10,7 @@ import numbers
 import signal
 import warnings
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -21,7 +21,7 @@ from botgrpo_core.rewards.pool import WorkerPool
 from botgrpo_core.rewards.signal_metrics import (
     scorer_metrics,
 )
-from botgrpo_core.signals import Sample, SampleError, Scorer, Span, TokenValues
+from botgrpo_core.signals import Sample, SampleError, Scorer, Span, TokenValues, Value
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -161,7 +161,12 @@ class _SignalRunner:
         low, high = self.bounds
         tolerance = 1e-6 * max(1.0, abs(low), abs(high))
         bounds = (low - tolerance, high + tolerance)
-        if self.spec.kind == "global":
+        if self.spec.kind == "global" and isinstance(result, Value):  # a value with meta (e.g. a screenshot)
+            problem, number = _global_value(result.value, bounds)
+            if result.meta is not None and not isinstance(result.meta, Mapping):
+                problem = f"Value.meta must be a mapping, got {type(result.meta).__name__}"
+            value = Value(number, dict(result.meta) if result.meta else None)  # type: ignore[arg-type]
+        elif self.spec.kind == "global":
             problem, value = _global_value(result, bounds)
         elif isinstance(result, TokenValues):
             problem, value = _token_values_problem(result, sample, bounds), result

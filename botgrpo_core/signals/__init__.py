@@ -94,6 +94,19 @@ class TokenValues:
     values: Sequence[float]
 
 
+@dataclass(frozen=True)
+class Value:
+    """A global signal's value with explanations: ``meta`` as on a :class:`Span`, shown by ``botgrpo score``.
+
+    A ``bytes`` meta value holding a PNG (e.g. the screenshot a vision judge scored) is shown as an image by
+    ``botgrpo score --html`` and as base64 by ``--json`` (up to 1 MiB; see docs/writing-plugins.md). The
+    result cache keeps ``meta`` with the value, so keep attachments small. A plain float needs no wrapper.
+    """
+
+    value: float
+    meta: Mapping[str, Any] | None = None
+
+
 class SampleError(Exception):
     """A per-sample failure a scorer reports without raising (e.g. its own worker timed out).
 
@@ -106,8 +119,9 @@ class SampleError(Exception):
         self.reason = reason
 
 
-#: What ``score`` returns for one sample: a float (global), spans or token values (local), or an error.
-SampleResult: TypeAlias = "float | Sequence[Span] | TokenValues | SampleError"
+#: What ``score`` returns for one sample: a float or a :class:`Value` (global), spans or token values (local),
+#: or an error.
+SampleResult: TypeAlias = "float | Value | Sequence[Span] | TokenValues | SampleError"
 
 
 class Scorer(Protocol):

@@ -20,7 +20,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from botgrpo_core.rewards.alignment import span_problem
-from botgrpo_core.signals import Sample, SampleError, SignalSpec, Span, TokenValues
+from botgrpo_core.signals import Sample, SampleError, SignalSpec, Span, TokenValues, Value
 from botgrpo_core.signals.manager import PluginManager, get_plugin_manager
 
 
@@ -150,6 +150,7 @@ def _result_problems(kind: str, result: Any, sample: Sample, bounds: tuple[float
         return math.isfinite(v) and low - tolerance <= v <= high + tolerance
 
     if kind == "global":
+        result = result.value if isinstance(result, Value) else result
         if isinstance(result, bool) or not isinstance(result, (int, float)):
             return [f"global result must be a float, got {type(result).__name__}"]
         return [] if in_bounds(float(result)) else [f"value {result} outside bounds {bounds}"]

@@ -10,6 +10,8 @@
    botgrpo-judge's OpenAI-compatible backend (retries, deadlines, circuit breaker, size caps) as one
    chat message with a text part and an ``image_url`` part; the answer's ``score: N`` (0..10) / 10
    is the value. An answer with no score is a :class:`SampleError` (the judge failed, not the sample).
+4. The value comes back as a :class:`~botgrpo_core.signals.Value` whose ``meta`` holds the screenshot
+   (``{"screenshot": PNG bytes}``), so ``botgrpo score --html`` shows what the judge saw.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from botgrpo_core.signals import Sample, SampleError
+from botgrpo_core.signals import Sample, SampleError, Value
 from botgrpo_jsx.params import VisualParams
 from botgrpo_jsx.renders import Renderer
 
@@ -154,17 +156,15 @@ class VisualScorer:
         self.chromium = find_chromium()
         self.renderer = Renderer(params)
         self.backend = _vision_backend(params)
-        #: the last batch's screenshots (PNG bytes or None), for reports such as ``botgrpo score --html``
-        self.screenshots: list[bytes | None] = []
 
     def close(self) -> None:
         self.renderer.close()
         self.backend.close()
 
-    def score(self, samples: Sequence[Sample]) -> list[float | SampleError]:
+    def score(self, samples: Sequence[Sample]) -> list[float | Value | SampleError]:
         p = self.params
-        out: list[float | SampleError] = [0.0] * len(samples)
-        self.screenshots = [None] * len(samples)
+        out: list[float | Value | SampleError] = [0.0] * len(samples)
+        shots: dict[int, bytes] = {}
         prompts: dict[int, str] = {}
         for i, (sample, r) in enumerate(zip(samples, self.renderer.render(samples), strict=True)):
             reply = r.get("reply")
@@ -176,7 +176,7 @@ class VisualScorer:
             if isinstance(shot, SampleError):
                 out[i] = shot
                 continue
-            self.screenshots[i] = shot
+            shots[i] = shot
             spec = sample.row.get(p.spec_field) if p.spec_field else None
             prompt = RUBRIC.format(spec=html.unescape(str(spec if spec else sample.prompt))[:4000])
             prompt += f"\n\n(sample {i})"  # one prompt per image
@@ -191,7 +191,7 @@ class VisualScorer:
                 continue
             value = parse_score(answer)
             out[i] = (
-                value
+                Value(value, {"screenshot": shots[i]})
                 if value is not None
                 else SampleError(
                     f"jsx.visual: the judge's answer has no `score: N`: {answer[:200]!r}", reason="error"

@@ -5,13 +5,14 @@ from __future__ import annotations
 import base64
 import io
 import json
+import re
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 
-from botgrpo_core.signals import Sample
+from botgrpo_core.signals import Sample, Value
 
 CORPUS = Path(__file__).parent / "data" / "components"
 OK = "```jsx\nexport default function Todo() {\n  return <div><h1>Todo</h1><ul><li>milk</li><li>eggs</li></ul><button>Add</button></div>;\n}\n```"
@@ -121,7 +122,9 @@ def test_visual_sends_the_screenshot_and_reads_the_score(visual_ready: None, ser
         )
     finally:
         scorer.close()
-    assert result == [0.7, 0.0]  # the crash renders nothing: no request, 0.0
+    # the crash renders nothing: no request, 0.0
+    assert [getattr(r, "value", r) for r in result] == [0.7, 0.0]
+    assert isinstance(result[0], Value) and result[1] == 0.0
     (request,) = server.requests
     assert request["path"] == "/v1/chat/completions" and request["body"]["model"] == "vision-test"
     (message,) = request["body"]["messages"]
@@ -129,7 +132,7 @@ def test_visual_sends_the_screenshot_and_reads_the_score(visual_ready: None, ser
     assert text["type"] == "text" and spec in text["text"]
     assert image["type"] == "image_url" and image["image_url"]["url"].startswith("data:image/png;base64,")
     png = base64.b64decode(image["image_url"]["url"].split(",", 1)[1])
-    assert _image(png).size == (640, 400) and png == scorer.screenshots[0]
+    assert _image(png).size == (640, 400) and png == result[0].meta["screenshot"]
 
 
 def test_visual_meets_the_signal_contract(visual_ready: None, server: VisionServer) -> None:
@@ -139,7 +142,39 @@ def test_visual_meets_the_signal_contract(visual_ready: None, server: VisionServ
     (spec,) = [s for s in SIGNALS if s.name == "jsx.visual"]
     samples = make_samples([OK, CRASH, "no code"], prompt="Write a todo list")
     results = check_signal_contract(spec, samples, {"model": "m", "base_url": server.url})
-    assert results == [0.7, 0.0, 0.0]
+    assert [getattr(r, "value", r) for r in results] == [0.7, 0.0, 0.0]
+
+
+def test_score_html_shows_the_screenshot_the_judge_saw(
+    visual_ready: None, server: VisionServer, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`botgrpo score --html` end to end: the real render, Chromium and the local vision server; the page
+    shows the very PNG the judge was sent, as a data: URI, and --json carries it as base64."""
+    from botgrpo_core.cli.main import main
+
+    run = tmp_path / "run.yaml"
+    run.write_text(
+        "rewards:\n  signals:\n    - name: jsx.visual\n      weight: 1.0\n"
+        f"      params: {{model: vision-test, base_url: '{server.url}', width: 640, height: 400}}\n"
+    )
+    data = tmp_path / "in.jsonl"
+    rows = [{"prompt": "Write a todo list", "completion": OK}, {"prompt": "Write it", "completion": CRASH}]
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    page = tmp_path / "view.html"
+    code = main(
+        ["score", str(run), "--input", str(data), "--tokenizer", "tiny", "--html", str(page), "--json"]
+    )
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    ok, crash = (s["signals"]["jsx.visual"] for s in json.loads(out)["samples"])
+    assert ok["value"] == 0.7 and crash["value"] == 0.0 and crash["meta"] == {}
+    (request,) = server.requests
+    sent = request["body"]["messages"][0]["content"][1]["image_url"]["url"]
+    assert ok["meta"]["screenshot"]["png_base64"] == sent.split(",", 1)[1]
+    html_text = page.read_text(encoding="utf-8")
+    (src,) = re.findall(r'<img src="([^"]+)"', html_text)
+    assert src == sent  # the one screenshot, the one the judge saw
+    assert _image(base64.b64decode(src.split(",", 1)[1])).size == (640, 400)
 
 
 def test_score_parsing() -> None:
