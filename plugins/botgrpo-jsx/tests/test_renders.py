@@ -154,6 +154,28 @@ def test_corpus_components_render(scorers) -> None:
     ] == []
 
 
+def test_a_lookup_keyed_by_a_stubbed_import_renders_but_a_real_missing_type_fails(scorers) -> None:
+    """`table[useThing().kind]` finds nothing only because `lib` is stubbed (DocVersionBanner's pattern):
+    that element renders as a stub. The same lookup with a real key, or a stub turned into text by an
+    earlier element, still fails on the missing type."""
+    renders, errors = scorers
+    table = "const T = { a: () => <b>a</b> };\n"
+    stubbed = table + (
+        "import { useThing } from 'lib';\nexport default function C() {\n  const X = T[useThing().kind];\n"
+        "  return <div><X /></div>;\n}"
+    )
+    real_key = table + "export default function C() {\n  const X = T['zzz'];\n  return <div><X /></div>;\n}"
+    earlier = table + (
+        "import { useThing } from 'lib';\nexport default function C() {\n  const s = `${useThing()}`;\n"
+        "  return <div><p>{s}</p><Y /></div>;\n}\nconst Y = T['zzz'];"
+    )
+    samples = [Sample("", _fenced(c), row={"props": {}}) for c in (stubbed, real_key, earlier)]
+    assert renders.score(samples) == [1.0, 0.0, 0.0]
+    _, (miss,), (late,) = errors.score(samples)
+    assert samples[1].completion[miss.start : miss.end].strip() == "return <div><X /></div>;"
+    assert "<Y />" in samples[2].completion[late.start : late.end]
+
+
 # --- the hostile battery -------------------------------------------------------------------------
 class Listener:
     """A TCP listener on 127.0.0.1 that records every connection it accepts."""

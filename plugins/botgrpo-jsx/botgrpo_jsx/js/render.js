@@ -84,11 +84,19 @@ class StubComponent extends React.Component {
   }
 }
 
+// Whether a stub became a string or a property key since the last element was made: a lookup such
+// as `table[stubValue]` then finds nothing where the real import's value would find an entry.
+let stubCoerced = false;
+const coerceStub = () => {
+  stubCoerced = true;
+  return "";
+};
+
 function stub() {
   const target = function Stub() {};
   const handler = {
     get(t, key) {
-      if (key === Symbol.toPrimitive) return () => "";
+      if (key === Symbol.toPrimitive) return coerceStub;
       if (key === Symbol.iterator) return function* empty() {};
       if (typeof key === "symbol") return undefined;
       // React renders a stub element as this class; a class that extends a stub extends it too
@@ -160,6 +168,10 @@ function nestingSource(text) {
 const jsxDevChecked = Object.freeze({
   Fragment: jsxDevRuntime.Fragment,
   jsxDEV(type, props, key, isStatic, source, self) {
+    // `const C = table[stubValue]; <C />`: the type is missing because an import is stubbed, not
+    // because of the code, so the element renders as a stub (its children)
+    if (type === undefined && stubCoerced) type = StubComponent;
+    stubCoerced = false;
     checkElement(type, props, source);
     const element = jsxDevRuntime.jsxDEV(type, props, key, isStatic, source, self);
     noteElement(element, type, props, source);
