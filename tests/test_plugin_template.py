@@ -52,7 +52,9 @@ def _previous_install() -> list[str] | None:
     if not url.startswith("file://"):
         return [f"{DISTRIBUTION}=={dist.version}"]
     path = url[len("file://") :]
-    if not Path(path).exists():  # installed from a folder that is gone (another run's copy): nothing to restore
+    if not Path(
+        path
+    ).exists():  # installed from a folder that is gone (another run's copy): nothing to restore
         return None
     return ["-e", path] if origin.get("dir_info", {}).get("editable") else [path]
 
