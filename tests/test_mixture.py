@@ -86,6 +86,22 @@ def test_hanging_scorer_is_killed_by_the_timeout(manager) -> None:
         assert mix.score_batch(fake_batch(["c."])).outcome.tolist() == [1.0]  # the pool survived
 
 
+def test_signal_level_workers_start_the_cores_pool_with_its_defaults(manager) -> None:
+    """A signal without ``own_pool``: signal-level ``workers > 0`` is the core's pool, null ``timeout_s`` /
+    ``memory_mb`` its defaults (10 s, 1024 MB); null ``workers`` scores in the trainer's process."""
+    signals = [
+        {"name": "test.dot", "workers": 1},
+        {"name": "test.out_of_bounds", "workers": 2, "timeout_s": 3.0},
+        {"name": "test.word"},
+    ]
+    with _mixture(manager, signals) as mix:
+        mix.score_batch(fake_batch(["a bad one."]))
+        pooled, custom, in_process = mix.runners
+        assert (pooled._pool.num_workers, pooled._pool.timeout_s, pooled._pool.memory_mb) == (1, 10.0, 1024)
+        assert (custom._pool.num_workers, custom._pool.timeout_s, custom._pool.memory_mb) == (2, 3.0, 1024)
+        assert in_process._pool is None and in_process._scorer is not None
+
+
 def test_wrong_length_and_out_of_bounds_are_invalid(manager) -> None:
     mix = _mixture(manager, [{"name": "test.wrong_length"}, {"name": "test.out_of_bounds"}], beta=0.0)
     out = mix.score_batch(fake_batch(["x" * 20, "big"]))

@@ -17,6 +17,7 @@ from botgrpo_core.config.errors import (
 )
 from botgrpo_core.config.models import RewardsConfig, RunConfig, SignalConfig
 from botgrpo_core.config.sections import scalar_problems
+from botgrpo_core.signals import OWN_POOL_KEYS
 
 
 # --- semantic checks ---------------------------------------------------------------------------------------------------
@@ -77,22 +78,73 @@ def signal_bounds(
     return out
 
 
-#: signal-level keys of the core's worker pool (SignalConfig) that a plugin running its own processes
-#: may also declare in its params; the run file may set one of the two, never both
-POOL_KEYS = ("workers", "timeout_s", "memory_mb")
-
-
 def validate_params(registered: Any, signal: SignalConfig, path: str) -> BaseModel:
     """Validate a signal's params against its plugin's model; errors name the key and the plugin.
 
-    A signal-level ``workers``/``timeout_s``/``memory_mb`` set away from its default for a signal whose
-    params declare the same key is an error naming both when the signal-level one would do nothing the
-    user meant (a resolved ``config.yaml``, which spells out the defaults, still loads): ``workers`` would start a second pool around the plugin's own, and ``timeout_s``/``memory_mb``
-    are ignored without signal-level workers (the plugin's param is the one that applies)."""
+    For a signal that runs its own worker processes (``SignalSpec.own_pool``) the signal-level
+    ``workers``/``timeout_s``/``memory_mb`` are the one place for those settings: the values the run file
+    sets are filled into the params (an error in one names the signal-level key), and the same keys inside
+    ``params`` are refused with the fix. For any other signal they drive the core's pool.
+    """
+    spec = registered.spec
+    who = f"signal {signal.name!r} (plugin {registered.distribution})"
+    if spec.own_pool:
+        _refuse_pool_params(signal, path, who)
+    else:
+        _refuse_pool_keys_twice(registered, signal, path)
+    scalars = scalar_problems(spec.params_model, signal.params, f"{path}.params")
+    if scalars:
+        key, problem = scalars[0]
+        raise ConfigError(
+            f"{key}: {problem} (signal {signal.name!r}, plugin {registered.distribution}); fix the value"
+        )
+    filled = {
+        k: getattr(signal, k) for k in OWN_POOL_KEYS if spec.own_pool and getattr(signal, k) is not None
+    }
+    try:
+        return spec.params_model.model_validate({**signal.params, **filled})
+    except ValidationError as exc:
+        lines = [f"{path}.params: invalid params for {who}:"]
+        fields = sorted(spec.params_model.model_fields)
+        for err in exc.errors():
+            key = _path(tuple(err["loc"]))
+            got = f"got {bounded_repr(err.get('input'))}"
+            if err["type"] == "extra_forbidden":
+                close = difflib.get_close_matches(str(err["loc"][-1]), fields, n=1)
+                fix = f"did you mean {close[0]!r}?" if close else f"valid params: {', '.join(fields)}"
+                lines.append(f"  - {path}.params.{key}: unknown param; {fix}")
+            elif len(err["loc"]) == 1 and err["loc"][0] in filled:  # a signal-level value the core filled in
+                lines.append(f"  - {path}.{key}: {err['msg']} ({got}; {signal.name} runs its own processes)")
+            else:
+                lines.append(f"  - {path}.params.{key}: {err['msg']} ({got})")
+        raise ConfigError("\n".join(lines)) from None
+
+
+def _refuse_pool_params(signal: SignalConfig, path: str, who: str) -> None:
+    """A signal with its own processes takes its worker settings at signal level only."""
+    inside = [k for k in OWN_POOL_KEYS if k in signal.params]
+    if inside:
+        key = inside[0]
+        raise ConfigError(
+            f"{path}.params.{key}: {who} runs its own worker processes, and their {key} is set at signal "
+            f"level: move it to {path}.{key} (e.g. `{key}: {bounded_repr(signal.params[key])}` beside `name:`) "
+            f"and remove {path}.params.{key}"
+        )
+
+
+def _refuse_pool_keys_twice(registered: Any, signal: SignalConfig, path: str) -> None:
+    """A plugin that starts processes of its own without declaring ``own_pool`` (its params name the keys):
+    a signal-level key that would do nothing the user meant is an error naming both.
+
+    ``workers`` would start a second pool around the plugin's own, and ``timeout_s``/``memory_mb`` are
+    ignored without signal-level workers (the plugin's param is the one that applies). A resolved
+    ``config.yaml`` (every default spelled out, null) still loads.
+    """
     declared = registered.spec.params_model.model_fields
-    changed = {k for k in POOL_KEYS if getattr(signal, k) != SignalConfig.model_fields[k].default}
     both = [
-        k for k in POOL_KEYS if k in changed and k in declared and (k == "workers" or signal.workers == 0)
+        k
+        for k in OWN_POOL_KEYS
+        if getattr(signal, k) is not None and k in declared and (k == "workers" or not signal.workers)
     ]
     if both:
         key = both[0]
@@ -107,28 +159,6 @@ def validate_params(registered: Any, signal: SignalConfig, path: str) -> BaseMod
             f"{path}.{key}: signal {signal.name!r} (plugin {registered.distribution}) has its own {key} param; "
             f"{why}. Set {own} instead and remove {path}.{key}"
         )
-    scalars = scalar_problems(registered.spec.params_model, signal.params, f"{path}.params")
-    if scalars:
-        key, problem = scalars[0]
-        raise ConfigError(
-            f"{key}: {problem} (signal {signal.name!r}, plugin {registered.distribution}); fix the value"
-        )
-    try:
-        return registered.spec.params_model.model_validate(signal.params)
-    except ValidationError as exc:
-        lines = [
-            f"{path}.params: invalid params for signal {signal.name!r} (plugin {registered.distribution}):"
-        ]
-        fields = sorted(registered.spec.params_model.model_fields)
-        for err in exc.errors():
-            key = _path(tuple(err["loc"]))
-            if err["type"] == "extra_forbidden":
-                close = difflib.get_close_matches(str(err["loc"][-1]), fields, n=1)
-                fix = f"did you mean {close[0]!r}?" if close else f"valid params: {', '.join(fields)}"
-                lines.append(f"  - {path}.params.{key}: unknown param; {fix}")
-            else:
-                lines.append(f"  - {path}.params.{key}: {err['msg']} (got {bounded_repr(err.get('input'))})")
-        raise ConfigError("\n".join(lines)) from None
 
 
 def outcome_dominance(

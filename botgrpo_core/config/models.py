@@ -24,6 +24,9 @@ from botgrpo_core.loss import Aggregation, RatioLevel
 
 OnErrorPolicy = Literal["zero", "nan", "raise"]
 
+#: The core's worker pool where a signal leaves ``workers``/``timeout_s``/``memory_mb`` null.
+CORE_POOL_DEFAULTS: dict[str, float] = {"workers": 0, "timeout_s": 10.0, "memory_mb": 1024}
+
 
 class SignalConfig(RunFileModel):
     """One signal of the reward mixture."""
@@ -35,14 +38,29 @@ class SignalConfig(RunFileModel):
         "zero",
         description="a failed sample: 'zero' value, 'nan' drops the rollout from the statistics, 'raise'",
     )
-    timeout_s: float = Field(
-        10.0, gt=0, le=86400, description="per-sample time limit when run in worker processes"
+    # One place for a signal's worker settings. null = the default of whoever runs the workers: the core's
+    # pool (CORE_POOL_DEFAULTS), or, for a signal that runs its own processes (SignalSpec.own_pool, e.g.
+    # sympy.*), the plugin's params default; for those the core fills the values set here into the params.
+    timeout_s: float | None = Field(
+        None,
+        gt=0,
+        le=86400,
+        description="per-sample time limit in worker processes (null: 10 s in the core's pool; for a signal "
+        "with its own processes, e.g. sympy.*, the plugin's default)",
     )
     memory_mb: int | None = Field(
-        1024, gt=0, le=2**20, description="per-worker memory headroom (worker processes only)"
+        None,
+        gt=0,
+        le=2**20,
+        description="per-worker memory headroom in MB (null: 1024 in the core's pool; for a signal with its "
+        "own processes, the plugin's default)",
     )
-    workers: int = Field(
-        0, ge=0, le=1024, description="worker processes for this signal (0 = in the trainer's process)"
+    workers: int | None = Field(
+        None,
+        ge=0,
+        le=1024,
+        description="worker processes for this signal (0 = in the trainer's process; null: 0, or for a "
+        "signal with its own processes the plugin's default, e.g. sympy.*: 2)",
     )
     placement: Literal["span", "last"] = Field(
         "span", description="local signals: value on every token of a span, or only on its last token"
@@ -64,6 +82,15 @@ class SignalConfig(RunFileModel):
         if "." not in name.strip(".") or " " in name:
             raise ValueError(f"signal names look like '<plugin>.<signal>' (e.g. 'core.regex'), got {name!r}")
         return name
+
+    def core_pool(self) -> tuple[int, float, int]:
+        """``(workers, timeout_s, memory_mb)`` of the core's pool for this signal, null read as the default."""
+
+        def pick(key: str) -> float:
+            value = getattr(self, key)
+            return CORE_POOL_DEFAULTS[key] if value is None else value
+
+        return int(pick("workers")), float(pick("timeout_s")), int(pick("memory_mb"))
 
 
 class RewardsConfig(RunFileModel):

@@ -70,13 +70,15 @@ class _SignalRunner:
 
     # scorer construction is lazy: heavy plugins load their models on first use
     def _score_raw(self, samples: list[Sample]) -> list[Any]:
-        if self.config.workers > 0:
+        # a signal with its own processes (spec.own_pool) got the signal-level settings in its params
+        workers, timeout_s, memory_mb = self.config.core_pool()
+        if workers > 0 and not self.spec.own_pool:
             if self._pool is None:
                 self._pool = WorkerPool(
                     _score_in_worker,
-                    workers=self.config.workers,
-                    timeout_s=self.config.timeout_s,
-                    memory_mb=self.config.memory_mb,
+                    workers=workers,
+                    timeout_s=timeout_s,
+                    memory_mb=memory_mb,
                     initializer=_init_worker_scorer,
                     initargs=(self.spec.make_scorer, self.params),
                 )

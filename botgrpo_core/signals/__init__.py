@@ -138,6 +138,11 @@ class NoParams(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+#: A signal's worker settings. For a signal with ``SignalSpec.own_pool`` the run file sets them at signal
+#: level only (``rewards.signals[i].workers``, ...) and the core fills them into the signal's params.
+OWN_POOL_KEYS = ("workers", "timeout_s", "memory_mb")
+
+
 @dataclass(frozen=True)
 class SignalSpec:
     """A signal as a plugin registers it.
@@ -153,6 +158,11 @@ class SignalSpec:
     :param description: one line shown by ``botgrpo plugins``.
     :param required_fields: dataset row fields the signal reads (checked before training), or a callable
         of the validated params returning them (when a param names the field).
+    :param own_pool: the scorer runs model text in worker processes of its own (as botgrpo-sympy's
+        checkers do). The core then never runs it in its own pool; the run file's signal-level ``workers``,
+        ``timeout_s`` and ``memory_mb`` (:data:`OWN_POOL_KEYS`) are the plugin's: the core fills each one the
+        run file sets into the params (unset, ``null``: the params model's default) and refuses them inside
+        ``params``. The params model must declare the three fields.
     """
 
     name: str
@@ -162,6 +172,7 @@ class SignalSpec:
     params_model: type[BaseModel] = NoParams
     description: str = ""
     required_fields: tuple[str, ...] | Callable[[BaseModel], tuple[str, ...]] = ()
+    own_pool: bool = False
 
     def __post_init__(self) -> None:
         namespace, dot, rest = self.name.partition(".")
@@ -171,6 +182,13 @@ class SignalSpec:
             )
         if self.kind not in ("global", "local"):
             raise ValueError(f"signal {self.name!r}: kind must be 'global' or 'local', got {self.kind!r}")
+        missing = [k for k in OWN_POOL_KEYS if k not in self.params_model.model_fields]
+        if self.own_pool and missing:
+            raise ValueError(
+                f"signal {self.name!r}: own_pool=True needs params fields {', '.join(OWN_POOL_KEYS)} (the core "
+                f"fills them from the run file's signal level); {self.params_model.__name__} lacks "
+                f"{', '.join(missing)}"
+            )
 
     @property
     def namespace(self) -> str:

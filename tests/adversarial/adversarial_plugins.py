@@ -44,9 +44,19 @@ class MisnamedPlugin:
 
 
 class OwnPoolPlugin:
+    """Declares ``own_pool``: the run file's signal-level workers/timeout_s/memory_mb fill its params."""
+
     @botgrpo_core.hookimpl
     def botgrpo_register_signals(self, register: Callable[[SignalSpec], None]) -> None:
-        register(SignalSpec("ownpool.zero", "global", (0.0, 1.0), Zero, OwnPoolParams))
+        register(SignalSpec("ownpool.zero", "global", (0.0, 1.0), Zero, OwnPoolParams, own_pool=True))
+
+
+class SharedKeysPlugin:
+    """Params that name the pool keys without ``own_pool`` (as botgrpo-jsx's do): the core pool applies."""
+
+    @botgrpo_core.hookimpl
+    def botgrpo_register_signals(self, register: Callable[[SignalSpec], None]) -> None:
+        register(SignalSpec("sharedkeys.zero", "global", (0.0, 1.0), Zero, OwnPoolParams))
 
 
 class StringValueSpans:

@@ -1,15 +1,18 @@
 """Run-file checks that involve a plugin (issue 15): a plugin published under another entry-point name than
-its signals' prefix, and pool settings given both at signal level and in a plugin's own params."""
+its signals' prefix, and a signal's worker settings: at signal level only for a plugin with its own processes
+(``SignalSpec.own_pool``), never given twice for one whose params share the names."""
 
 from __future__ import annotations
 
 from importlib.metadata import EntryPoint
 
 import pytest
+from adversarial_plugins import OwnPoolParams, Zero
 
-from botgrpo_core.config.checks import check_rewards
+from botgrpo_core.config.checks import check_rewards, validate_params
 from botgrpo_core.config.errors import ConfigError
 from botgrpo_core.config.models import RewardsConfig
+from botgrpo_core.signals import SignalSpec
 from botgrpo_core.signals.manager import PluginManager, UnknownSignalError
 
 
@@ -35,8 +38,73 @@ def test_a_plugin_that_matches_its_prefix_loads() -> None:
     assert _manager("actual", "MisnamedPlugin").get_signal("actual.zero").plugin == "actual"
 
 
-def _rewards(**signal: object) -> RewardsConfig:
-    return RewardsConfig(alpha=1.0, beta=0.0, signals=[{"name": "ownpool.zero", **signal}])
+def _rewards(name: str = "ownpool.zero", **signal: object) -> RewardsConfig:
+    return RewardsConfig(alpha=1.0, beta=0.0, signals=[{"name": name, **signal}])
+
+
+def _own_pool() -> PluginManager:
+    return _manager("ownpool", "OwnPoolPlugin")
+
+
+def _params(**signal: object) -> object:
+    """The params the core hands the scorer of an ``own_pool`` signal (check_rewards' own path)."""
+    rewards = _rewards(**signal)
+    return validate_params(_own_pool().get_signal("ownpool.zero"), rewards.signals[0], "rewards.signals[0]")
+
+
+@pytest.mark.parametrize("key", ["workers", "timeout_s", "memory_mb"])
+def test_own_pool_keys_inside_params_are_refused_with_the_fix(key: str) -> None:
+    with pytest.raises(ConfigError) as info:
+        check_rewards(_rewards(params={key: 3}), "run.yaml", _own_pool())
+    message = str(info.value)
+    assert message.startswith(f"run.yaml: rewards.signals[0].params.{key}: signal 'ownpool.zero'")
+    assert "runs its own worker processes" in message
+    assert f"move it to rewards.signals[0].{key}" in message and f"`{key}: 3`" in message
+    assert f"remove rewards.signals[0].params.{key}" in message
+
+
+def test_own_pool_keys_at_signal_level_fill_the_params() -> None:
+    """The one place: signal-level values reach the plugin's params; unset ones keep the plugin's defaults."""
+    params = _params(workers=3, timeout_s=2.5, memory_mb=256)
+    assert (params.workers, params.timeout_s, params.memory_mb) == (3, 2.5, 256)
+    params = _params(timeout_s=0.5)
+    assert (params.workers, params.timeout_s, params.memory_mb) == (2, 0.5, 1024)  # OwnPoolParams' defaults
+    assert _params() == OwnPoolParams()
+
+
+def test_a_signal_level_value_the_plugin_refuses_names_the_signal_level_key() -> None:
+    """OwnPoolParams.workers >= 1 (sympy's too: model text never checked in-process): workers 0 is refused."""
+    with pytest.raises(ConfigError) as info:
+        check_rewards(_rewards(workers=0), "run.yaml", _own_pool())
+    message = str(info.value)
+    assert "  - rewards.signals[0].workers: Input should be greater than or equal to 1 (got 0;" in message
+    assert "params.workers" not in message
+
+
+def test_a_resolved_config_with_every_default_spelled_out_loads() -> None:
+    """A run's config.yaml (``model_dump``) names every signal-level key (null at its default): not a clash,
+    and the values it spells out fill the params as the original file did."""
+    cases = [
+        ("ownpool.zero", {"timeout_s": 2.0}, _own_pool()),
+        ("sharedkeys.zero", {"params": {"workers": 4}}, _manager("sharedkeys", "SharedKeysPlugin")),
+    ]
+    for name, signal, manager in cases:
+        resolved = RewardsConfig.model_validate(_rewards(name, **signal).model_dump(mode="json"))
+        assert {"workers", "timeout_s", "memory_mb"} <= resolved.signals[0].model_fields_set
+        check_rewards(resolved, "config.yaml", manager)
+    dumped = _rewards(timeout_s=2.0).signals[0].model_dump(mode="json", exclude={"name"})
+    assert _params(**dumped) == OwnPoolParams(timeout_s=2.0)
+
+
+def test_own_pool_needs_the_fields_it_is_filled_with() -> None:
+    with pytest.raises(
+        ValueError, match=r"own_pool=True needs params fields .*NoParams lacks workers, timeout_s, memory_mb"
+    ):
+        SignalSpec("x.y", "global", (0.0, 1.0), Zero, own_pool=True)
+
+
+def _shared_keys(**signal: object) -> RewardsConfig:
+    return _rewards("sharedkeys.zero", **signal)
 
 
 @pytest.mark.parametrize(
@@ -49,11 +117,12 @@ def _rewards(**signal: object) -> RewardsConfig:
     ],
 )
 def test_pool_keys_given_twice_name_both(signal: dict, key: str) -> None:
-    manager = _manager("ownpool", "OwnPoolPlugin")
+    """A plugin whose params name the pool keys without declaring own_pool (botgrpo-jsx today)."""
+    manager = _manager("sharedkeys", "SharedKeysPlugin")
     with pytest.raises(ConfigError) as info:
-        check_rewards(_rewards(**signal), "run.yaml", manager)
+        check_rewards(_shared_keys(**signal), "run.yaml", manager)
     message = str(info.value)
-    assert message.startswith(f"run.yaml: rewards.signals[0].{key}: signal 'ownpool.zero'")
+    assert message.startswith(f"run.yaml: rewards.signals[0].{key}: signal 'sharedkeys.zero'")
     assert f"Set rewards.signals[0].params.{key} instead and remove rewards.signals[0].{key}" in message
 
 
@@ -65,14 +134,7 @@ def test_pool_keys_given_twice_name_both(signal: dict, key: str) -> None:
     ],
 )
 def test_pool_keys_once_are_fine(signal: dict) -> None:
-    check_rewards(_rewards(**signal), "run.yaml", _manager("ownpool", "OwnPoolPlugin"))
-
-
-def test_a_resolved_config_with_every_default_spelled_out_loads() -> None:
-    """A run's config.yaml (``model_dump``) names every signal-level key at its default: not a clash."""
-    resolved = RewardsConfig.model_validate(_rewards(params={"workers": 4}).model_dump(mode="json"))
-    assert {"workers", "timeout_s", "memory_mb"} <= resolved.signals[0].model_fields_set
-    check_rewards(resolved, "config.yaml", _manager("ownpool", "OwnPoolPlugin"))
+    check_rewards(_shared_keys(**signal), "run.yaml", _manager("sharedkeys", "SharedKeysPlugin"))
 
 
 def test_signal_level_limits_with_signal_level_workers_are_the_cores() -> None:
@@ -105,10 +167,10 @@ def test_signal_level_limits_with_signal_level_workers_are_the_cores() -> None:
 )
 def test_plugin_params_get_the_run_files_scalar_rules(params: dict, message: str) -> None:
     """A plugin's own params model (no allow_inf_nan=False, lax bools) is held to the run file's rule."""
-    with pytest.raises(ConfigError, match=message + r".* \(signal 'ownpool\.zero', plugin"):
-        check_rewards(_rewards(params=params), "run.yaml", _manager("ownpool", "OwnPoolPlugin"))
+    with pytest.raises(ConfigError, match=message + r".* \(signal 'sharedkeys\.zero', plugin"):
+        check_rewards(_shared_keys(params=params), "run.yaml", _manager("sharedkeys", "SharedKeysPlugin"))
 
 
 def test_plugin_params_keep_their_own_types() -> None:
     params = {"inner": {"ratio": 2, "strict": True, "label": "anything"}, "workers": 3}
-    check_rewards(_rewards(params=params), "run.yaml", _manager("ownpool", "OwnPoolPlugin"))
+    check_rewards(_shared_keys(params=params), "run.yaml", _manager("sharedkeys", "SharedKeysPlugin"))

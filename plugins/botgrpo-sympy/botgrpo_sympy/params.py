@@ -35,7 +35,11 @@ class _Common(BaseModel):
             "\\boxed{}, else the last 'Answer:' / 'Final answer:' / 'A:' line, else 'the answer is ...'"
         ),
     )
-    workers: int = Field(2, ge=1, le=64, description="checker processes")
+    # workers, timeout_s and memory_mb are set at signal level in the run file (rewards.signals[i].workers,
+    # SignalSpec.own_pool): the core fills them in here and refuses them inside params
+    workers: int = Field(
+        2, ge=1, le=64, description="checker processes (never 0: model text is never checked in-process)"
+    )
     timeout_s: float = Field(5.0, gt=0, description="hard time limit per completion (the worker is killed)")
     chunk_size: int = Field(
         8,

@@ -43,6 +43,7 @@ ANSWER = SignalSpec(
     make_scorer=make_answer_scorer,
     params_model=AnswerParams,
     required_fields=answer_fields,
+    own_pool=True,  # guarded checker processes; workers/timeout_s/memory_mb come from the signal level
     description="1 if the final answer (\\boxed{}, 'Answer:', 'A:' or a pattern) equals the reference, "
     "checked with sympy under time and memory limits",
 )
@@ -53,6 +54,7 @@ STEPS = SignalSpec(
     bounds=(-1.0, 1.0),
     make_scorer=make_steps_scorer,
     params_model=StepsParams,
+    own_pool=True,
     description="per step: +1 verified, -1 refuted, 0 not checkable (arithmetic, identities, equations)",
 )
 
