@@ -117,8 +117,14 @@ def _next_no_deeper(indents: np.ndarray) -> np.ndarray:
     return out
 
 
-def missing_bracket(parsed: Parsed) -> Blame | None:
-    """The blame for one missing bracket, if the counts show one (see the module docstring)."""
+def missing_brackets(parsed: Parsed) -> list[Blame]:
+    """The blames for one missing bracket, if the counts show one (see the module docstring).
+
+    One kind off: that kind's blame. Several kinds off: error recovery may have swallowed brackets
+    of another kind into one token (``icon=props.icon} /> : f(x)`` becomes JSX text after the lost
+    ``{``), so each kind off by exactly one gets a blame, in bracket order; the reparse of each
+    repair decides.
+    """
     tokens = _Tokens(parsed)
     counts: dict[str, int] = {}
     for kind in tokens.kinds:
@@ -127,11 +133,15 @@ def missing_bracket(parsed: Parsed) -> Blame | None:
             counts[opener] = counts.get(opener, 0) + 1
         elif kind in _CLOSERS:
             counts[_CLOSERS[kind]] = counts.get(_CLOSERS[kind], 0) - 1
-    unbalanced = [k for k, v in counts.items() if v != 0]
-    if len(unbalanced) != 1:
-        return None  # balanced, or several kinds off: not one missing bracket
-    opener = unbalanced[0]
-    forward = counts[opener] > 0
+    unbalanced = [k for k in ("{", "(", "[") if counts.get(k, 0) != 0]
+    if len(unbalanced) > 1:
+        unbalanced = [k for k in unbalanced if abs(counts[k]) == 1]
+    found = (_kind_blame(tokens, k, counts[k] > 0) for k in unbalanced)
+    return [b for b in found if b is not None]
+
+
+def _kind_blame(tokens: _Tokens, opener: str, forward: bool) -> Blame | None:
+    """Where the one missing bracket of kind ``opener`` goes (a closer when ``forward``), most likely first."""
     place = _closer_place if forward else _opener_place
     orphans = _orphans(tokens, opener, forward)
     positions: list[int] = []
@@ -266,7 +276,7 @@ def _lex(source: bytes, start: int, end: int) -> list[tuple[int, bytes]]:
     Under error recovery tree-sitter's leaves can swallow words (``clsx props`` as one node), so
     the candidate places on one line come from the text.
     """
-    found = [(start + m.start(), m.group()) for m in _LEX.finditer(source, start, end)]
+    found = [(m.start(), m.group()) for m in _LEX.finditer(source, start, end)]  # offsets into source
     return [*found, (end, b"")]
 
 
@@ -293,6 +303,23 @@ def _opens_here(lexed: list[tuple[int, bytes]], k: int, opener: str) -> bool:
     return prev in (b"=", b"(", b",", b"return", b":")
 
 
+_NAME = re.compile(rb"[A-Za-z_$][\w$]*")
+
+
+def _word_splits(source: bytes, lexed: list[tuple[int, bytes]]) -> list[int]:
+    """Places inside a word where a lost ``(`` merged a callee and its argument (``useDocByIditem``
+    from ``useDocById(item``): both halves are names the code uses elsewhere."""
+    names: set[bytes] = set()
+    out = []
+    for start, word in lexed:
+        if len(word) < 4 or not _word(word) or word[:1].isdigit():
+            continue
+        if not names:
+            names = set(_NAME.findall(source))
+        out += [start + j for j in range(2, len(word) - 1) if word[:j] in names and word[j:] in names]
+    return out
+
+
 def _opener_place(tokens: _Tokens, c: int, opener: str) -> Blame | None:
     """Where the opener of closer token ``c`` may go, most likely first, by the indentation."""
     row = int(tokens.row[c])
@@ -305,10 +332,21 @@ def _opener_place(tokens: _Tokens, c: int, opener: str) -> Blame | None:
         # after a callee (`f x` is not JavaScript), else nearest the parser's first error
         hint = tokens.error_at if tokens.error_at is not None else int(tokens.starts[c])
         lexed = _lex(tokens.source, int(tokens.starts[first]), int(tokens.starts[c]))
-        ranked = sorted(
-            range(len(lexed)), key=lambda k: (not _opens_here(lexed, k, opener), abs(lexed[k][0] - hint))
-        )
-        return _blame([lexed[k][0] for k in ranked], opener, message)
+        source, closer = tokens.source, int(tokens.starts[c])
+
+        def rank(k: int) -> tuple[bool, bool, bool, int]:
+            place = lexed[k][0]
+            # `{ a }` spacing: a `{` lost from between spaces leaves two (`import  a, b }`)
+            mirror = opener == "{" and (source[place - 2 : place] == b"  ") != (
+                source[closer - 1 : closer] == b" "
+            )
+            # `import D, {a}` is where an import's `{` follows a name
+            named = opener == "{" and lexed[0][1] == b"import" and lexed[k - 1][1] != b","
+            return (not _opens_here(lexed, k, opener), mirror, named, abs(place - hint))
+
+        ranked = sorted(range(len(lexed)), key=rank)
+        splits = _word_splits(tokens.source, lexed) if opener == "(" else []
+        return _blame([*splits, *(lexed[k][0] for k in ranked)], opener, message)
     ends = _row_ends(tokens, head)
     if tokens.first[c]:
         # a block closed by a line-leading closer: it opens at the end of the head line

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from botgrpo_core.signals.steps import trim_range
-from botgrpo_jsx.blame import missing_bracket, token_around
+from botgrpo_jsx.blame import Blame, missing_brackets, token_around
 from botgrpo_jsx.treesitter import Parsed, iter_error_nodes, parses_with_insertion
 
 if TYPE_CHECKING:
@@ -99,9 +99,16 @@ def located_cause(parsed: Parsed, deadline_s: float) -> SyntaxError_ | None:
 
 
 def _locate(parsed: Parsed, deadline_s: float) -> SyntaxError_ | None:
-    blame = missing_bracket(parsed)
-    if blame is None:
-        return None
+    for blame in missing_brackets(parsed):
+        found = _repair(parsed, blame, deadline_s)
+        if found is not False:
+            return found
+    return None
+
+
+def _repair(parsed: Parsed, blame: Blame, deadline_s: float) -> SyntaxError_ | bool | None:
+    """The first of ``blame``'s places whose repair parses; ``False`` when none does, ``None`` when the
+    parse deadline ran out (keep tree-sitter's spans)."""
     insert = blame.text.encode()
     for position in blame.positions:
         verdict = parses_with_insertion(parsed, position, insert, deadline_s)
@@ -118,7 +125,7 @@ def _locate(parsed: Parsed, deadline_s: float) -> SyntaxError_ | None:
         at = parsed.index.char_of_byte(position)
         meta = {"error": blame.message, "repair": blame.text, "at": at, "grammar": parsed.grammar}
         return SyntaxError_(start, end, blame.message, meta)
-    return None
+    return False
 
 
 def _missing_error(parsed: Parsed, node: Node) -> SyntaxError_:

@@ -36,6 +36,26 @@ def test_a_missing_brace_is_blamed_where_the_indentation_puts_it() -> None:
     assert span.meta["repair"] == ")" and code[span.start : span.end] == ") {"
 
 
+def test_a_lost_bracket_on_a_later_line_is_placed_by_the_text_of_its_line() -> None:
+    # the `{` of a JSX attribute: error recovery swallows `} /> : f(x)` into JSX text, so both `{`
+    # and `(` counts are off by one; the `{` repair after `icon=` is the one that parses
+    code = "export function A(props) {\n  const icon = props.on ? <I title={props.t} icon=props.icon} /> : f(x);\n  return icon;\n}\n"
+    (span,) = spans(code)
+    assert span.meta["repair"] == "{" and span.meta["at"] == code.index("icon=props") + len("icon=")
+    # the `{` of a named import after a default one, on a line past the first (its places are text offsets)
+    code = "import x from 'x';\nimport React, type ReactNode} from 'react';\nexport const A = (): ReactNode => null;\n"
+    (span,) = spans(code)
+    assert span.meta["repair"] == "{" and span.meta["at"] == code.index("type ReactNode")
+
+
+def test_a_lost_paren_that_merged_two_names_is_placed_between_them() -> None:
+    # `useDocById(item.docId)` without its `(`: one word, whose halves are names the code uses
+    code = "import {useDocById} from 'x';\nexport function C({item}) {\n  const doc = useDocByIditem.docId);\n  return doc;\n}\n"
+    (span,) = spans(code)
+    assert span.meta["repair"] == "(" and span.meta["at"] == code.index("useDocByIditem") + len("useDocById")
+    assert code[span.start : span.end].startswith("useDocByIditem")
+
+
 def test_missing_token_is_widened_to_its_neighbours() -> None:
     code = "const x = [1, 2].map(i => <li>{i}</li>;\nexport default x;\n"
     (span,) = spans(code)
