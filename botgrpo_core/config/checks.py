@@ -126,8 +126,8 @@ def _refuse_pool_params(signal: SignalConfig, path: str, who: str) -> None:
     if inside:
         key = inside[0]
         raise ConfigError(
-            f"{path}.params.{key}: {who} runs its own worker processes, and their {key} is set at signal "
-            f"level: move it to {path}.{key} (e.g. `{key}: {bounded_repr(signal.params[key])}` beside `name:`) "
+            f"{path}.params.{key}: {who} runs its own worker processes, whose workers, timeout_s and "
+            f"memory_mb are set at signal level: move it to {path}.{key} (e.g. `{key}: {bounded_repr(signal.params[key])}` beside `name:`) "
             f"and remove {path}.params.{key}"
         )
 
