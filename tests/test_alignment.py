@@ -443,4 +443,9 @@ def test_long_sentencepiece_completion_decodes_in_linear_work(sentencepiece) -> 
     text, offsets = decode_with_offsets(counting, ids)
     elapsed = time.perf_counter() - start
     assert counting.decodes == 1 and len(offsets) == 4096 and "\ufffd" in text and elapsed < 1.0
-    assert list(offsets[:300]) == _sentencepiece_reference(sentencepiece, ids[:300])[1]
+    # compare a prefix against the reference, cut where no run of byte pieces crosses the cut (a prefix that
+    # ends inside a run decodes that run differently, so its offsets are not a prefix of the whole's)
+    pieces = sentencepiece.convert_ids_to_tokens(ids)
+    byte = [p.startswith("<0x") and len(p) == 6 for p in pieces]
+    cut = next(n for n in range(300, len(ids)) if not byte[n - 1] and not byte[n])
+    assert list(offsets[:cut]) == _sentencepiece_reference(sentencepiece, ids[:cut])[1]
