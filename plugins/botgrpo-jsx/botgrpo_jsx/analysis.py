@@ -33,8 +33,11 @@ def _extract(completion: str, params: CommonParams) -> CodeView | SampleError | 
 
 
 #: The last parses in this process: jsx.syntax and jsx.rules on the same completion parse it once.
+#: A batch's worth (the mixture scores one signal over the whole batch, then the next: with 64,
+#: jsx.rules re-parsed and re-located every bracket of a 512-sample batch). A parse of 2 KB of code
+#: holds a few tens of KB.
 _recent: OrderedDict[tuple[str, float], Parsed] = OrderedDict()
-_RECENT = 64
+_RECENT = 1024
 
 
 def parse_view(view: CodeView, params: CommonParams) -> Parsed | SampleError:

@@ -18,6 +18,7 @@ it: that kind's count is unbalanced, and the indentation says where each block e
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -31,6 +32,7 @@ _SKIP = frozenset({"comment", "html_comment"})
 _SLACK = 1
 #: Nodes taken as one token (a bracket inside is text, and no repair goes inside them).
 _ATOMIC = frozenset({"string", "regex", "jsx_text", "number"})
+_WHOLE = _ATOMIC | _SKIP  # not walked into
 
 
 #: Insertion points tried per blame (each costs one parse of the repaired code).
@@ -52,17 +54,24 @@ class _Tokens:
     def __init__(self, parsed: Parsed) -> None:
         starts, ends, kinds = [], [], []
         cursor = parsed.root.walk()
+        first_child, next_sibling, parent = (
+            cursor.goto_first_child,
+            cursor.goto_next_sibling,
+            cursor.goto_parent,
+        )
         while True:
             node = cursor.node
-            if node.child_count == 0 or node.type in _SKIP or node.type in _ATOMIC:
-                if node.type not in _SKIP and node.end_byte > node.start_byte and not node.is_missing:
-                    starts.append(node.start_byte)
-                    ends.append(node.end_byte)
-                    kinds.append(node.type)
-            elif cursor.goto_first_child():
-                continue
-            while not cursor.goto_next_sibling():
-                if not cursor.goto_parent():
+            kind = node.type
+            if kind not in _WHOLE and first_child():
+                continue  # an inner node: its leaves follow
+            if kind not in _SKIP:
+                start, end = node.start_byte, node.end_byte
+                if end > start:  # MISSING nodes (inserted by error recovery) are empty
+                    starts.append(start)
+                    ends.append(end)
+                    kinds.append(kind)
+            while not next_sibling():
+                if not parent():
                     break
             else:
                 continue
@@ -88,8 +97,12 @@ class _Tokens:
         self.indents = self.starts[firsts] - line_starts[self.lines]
         self.row = np.searchsorted(self.lines, self.line)  # token -> row of its line in `lines`
         self.next_le = _next_no_deeper(self.indents)
-        self.prev_le = _next_no_deeper(self.indents[::-1])[::-1]
-        self.prev_le = np.where(self.prev_le >= 0, len(self.indents) - 1 - self.prev_le, -1)
+
+    @functools.cached_property
+    def prev_le(self) -> np.ndarray:
+        """For each row, the last earlier row indented no deeper (-1 if none); only a lost opener needs it."""
+        prev = _next_no_deeper(self.indents[::-1])[::-1]
+        return np.where(prev >= 0, len(self.indents) - 1 - prev, -1)
 
     def block_end(self, row: int) -> int | None:
         """The first row after ``row`` indented no deeper (where a block opened on ``row`` ends)."""
@@ -108,13 +121,14 @@ def _next_no_deeper(indents: np.ndarray) -> np.ndarray:
     "No deeper" allows one extra column (``_SLACK``): a bracket deleted with the space after it
     still counts as leaving its line at the block's indentation.
     """
-    out = np.full(len(indents), -1, dtype=np.int64)
+    out = [-1] * len(indents)
+    levels = indents.tolist()
     stack: list[int] = []
-    for j, indent in enumerate(indents.tolist()):
-        while stack and indents[stack[-1]] + _SLACK >= indent:
+    for j, indent in enumerate(levels):
+        while stack and levels[stack[-1]] + _SLACK >= indent:
             out[stack.pop()] = j
         stack.append(j)
-    return out
+    return np.asarray(out, dtype=np.int64)
 
 
 def missing_brackets(parsed: Parsed) -> list[Blame]:
@@ -196,8 +210,9 @@ def _orphans(tokens: _Tokens, opener: str, forward: bool, limit: int = 3) -> lis
     stack: list[int] = []
     misplaced: list[int] = []
     sign = 1 if forward else -1
-    order = range(len(tokens.kinds)) if forward else range(len(tokens.kinds) - 1, -1, -1)
-    for i in order:
+    ours = {opener, PAIRS[opener], "${" if opener == "{" else opener}
+    brackets = [i for i, kind in enumerate(tokens.kinds) if kind in ours]  # the only tokens that step
+    for i in brackets if forward else reversed(brackets):
         step = _step(tokens, i, opener) * sign
         if step > 0:
             stack.append(i)

@@ -3,8 +3,9 @@
     python scripts/benchmark.py [--n 512] [--render-n 64]
 
 Completions are corpus components (valid) and their mutants, cut or padded to ~2 KB, in fences,
-each with a unique first line. The warm-up scores other completions (the parse cache, which lets
-jsx.syntax and jsx.rules share a parse of the same completion, does not carry over to the timing).
+each with a unique first line, and unique per row: the parse cache, which lets jsx.syntax and
+jsx.rules share a parse of the same completion within a batch (as in a mixture), never carries one
+row's parses into another (nor the warm-up's).
 Rows: esbuild alone (the baseline: the Node worker's compile requests, no extraction), then
 jsx.compiles, jsx.syntax, jsx.rules and all three together, in-process (workers=0) and through the
 worker pool (workers=2). Ratios are against the baseline measured in the same run. Then
@@ -59,8 +60,15 @@ def main() -> None:
     ap.add_argument("--render-n", type=int, default=64)
     args = ap.parse_args()
     texts = completions(args.n)
-    samples = [Sample("Write a component", t) for t in texts]
-    warm_samples = [Sample("Write a component", t.replace("// sample", "// warm-up")) for t in texts[:64]]
+    rows = iter(range(1 << 30))
+
+    def fresh(n: int | None = None) -> list[Sample]:
+        """The completions with a first line of their own: no parse of an earlier row is reused."""
+        row = next(rows)
+        return [
+            Sample("Write a component", t.replace("// sample", f"// row {row} sample")) for t in texts[:n]
+        ]
+
     print(f"{len(texts)} completions, mean {sum(map(len, texts)) / len(texts):.0f} chars")
     node = nodeenv.find_node()
     modules = nodeenv.node_modules()
@@ -79,12 +87,14 @@ def main() -> None:
         }
         label = "in-process" if workers == 0 else f"pool of {workers}"
         for name, scorer in scorers.items():
-            r = rate(lambda s=scorer: s.score(samples), len(samples), lambda s=scorer: s.score(warm_samples))
+            batch, warm = fresh(), fresh(64)
+            r = rate(lambda s=scorer, b=batch: s.score(b), len(batch), lambda s=scorer, w=warm: s.score(w))
             print(f"| {name}, {label} | {r:.0f} | {r / base:.2f} |")
+        batch, warm = fresh(), fresh(64)
         r = rate(
-            lambda sc=scorers: [s.score(samples) for s in sc.values()],
-            len(samples),
-            lambda sc=scorers: [s.score(warm_samples) for s in sc.values()],
+            lambda sc=scorers, b=batch: [s.score(b) for s in sc.values()],
+            len(batch),
+            lambda sc=scorers, w=warm: [s.score(w) for s in sc.values()],
         )
         print(f"| all three, {label} | {r:.0f} | {r / base:.2f} |")
     close_pools()
