@@ -457,7 +457,13 @@ class _ShotScorer:
     def score(self, samples):
         from botgrpo_core.signals import Value
 
-        metas = [{"shot": SMALL_PNG, "note": "<b>model</b>"}, {"shot": BIG_PNG}, {"shot": b"GIF89a"}]
+        # the third also holds a look-alike of a record's image whose size is markup: shown as text
+        fake = {"png_base64": "AAAA", "bytes": "<i>x</i>"}
+        metas = [
+            {"shot": SMALL_PNG, "note": "<b>model</b>"},
+            {"shot": BIG_PNG},
+            {"shot": b"GIF89a", "fake": fake},
+        ]
         order = [row["completion"] for row in ROWS[:3]]  # by text: a worker sees one sample at a time
         return [Value(1.0, metas[order.index(s.completion)]) for s in samples]
 
@@ -498,4 +504,5 @@ def test_global_value_meta_shows_pngs_in_html(tmp_path, capsys, plugin_manager, 
     (src,) = re.findall(r'<img src="([^"]*)"', html_text)  # only the small one
     assert src == "data:image/png;base64," + base64.b64encode(SMALL_PNG).decode()
     assert "<b>model</b>" not in html_text and "note=&lt;b&gt;model&lt;/b&gt;" in html_text
+    assert "<i>x</i>" not in html_text and gif["meta"]["fake"] == {"png_base64": "AAAA", "bytes": "<i>x</i>"}
     assert "<script>alert" not in html_text and html_text.count("<script") == 2

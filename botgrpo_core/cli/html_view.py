@@ -159,7 +159,7 @@ def _img(caption: str, image: dict[str, Any]) -> str:
     cap = html.escape(safe_text(caption))
     return (
         f'<figure><img src="data:image/png;base64,{data}" alt="{cap}" title="{cap}">'
-        f"<figcaption>{cap} ({image['bytes']} bytes)</figcaption></figure>"
+        f"<figcaption>{cap} ({int(image['bytes'])} bytes)</figcaption></figure>"
     )
 
 

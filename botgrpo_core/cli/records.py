@@ -60,7 +60,12 @@ def _meta_record(meta: Any) -> dict[str, Any]:
 
 def is_image(value: Any) -> bool:
     """Whether a record's meta value is an image made by :func:`_meta_value`."""
-    return isinstance(value, dict) and set(value) == {"png_base64", "bytes"}
+    return (
+        isinstance(value, dict)
+        and set(value) == {"png_base64", "bytes"}
+        and isinstance(value["png_base64"], str)
+        and type(value["bytes"]) is int
+    )
 
 
 def _span_record(span: Span, completion: str) -> dict[str, Any]:
