@@ -9,7 +9,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from botgrpo_core.signals import NoParams, Sample, SampleError, SignalSpec, Span, TokenValues
+from botgrpo_core.signals import NoParams, Sample, SampleError, SignalSpec, Span, TokenValues, Value
 from botgrpo_core.signals.hookspecs import hookimpl
 
 __version__ = "0.1.0"
@@ -58,6 +58,7 @@ __all__ = [
     "SignalSpec",
     "Span",
     "TokenValues",
+    "Value",
     "__version__",
     "available_estimators",
     "compute_advantages",

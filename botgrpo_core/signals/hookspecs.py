@@ -43,10 +43,12 @@ class TokenRewardSpec:
             distribution raises ``DuplicateSignalError`` naming both distributions.
         :returns: nothing; results are collected through ``register``.
 
-        Shapes: a global signal's scorer returns one float per sample ``(B,)``; a local one returns,
-        per sample, a list of ``Span`` in completion characters or ``TokenValues`` of length ``T_i``.
+        Shapes: a global signal's scorer returns one float (or a ``Value`` with ``meta``) per sample
+        ``(B,)``; a local one returns, per sample, a list of ``Span`` in completion characters or
+        ``TokenValues`` of length ``T_i``.
 
         .. versionadded:: 0.1
+        .. versionchanged:: 0.1 a global result may be ``Value(value, meta)`` (e.g. a PNG ``botgrpo score`` shows)
         """
 
     @hookspec
