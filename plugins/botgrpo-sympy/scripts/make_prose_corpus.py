@@ -21,7 +21,8 @@ import re
 from pathlib import Path
 
 from prose_reference import calc_claims
-from prose_templates import COMPETITION_TEMPLATES, GSM_TEMPLATES
+from prose_templates import GSM_TEMPLATES
+from prose_templates_competition import COMPETITION_TEMPLATES
 
 DATA = Path(__file__).resolve().parent.parent / "tests" / "data"
 OUT = DATA / "prose_corpus.jsonl"
