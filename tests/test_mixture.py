@@ -332,3 +332,36 @@ def test_keyboard_interrupt_from_plugin_code_under_botgrpos_handler_costs_its_sa
     assert "KeyboardInterrupt" in str(out.signals["hostile.interrupt"].results[1])
     with pytest.raises(KeyboardInterrupt):  # under Python's default handler it may be the user's Ctrl-C
         mix.score_batch(fake_batch(["stop", "again"]))
+
+
+class _SignalledInterrupt:
+    """Raises the KeyboardInterrupt botgrpo's own SIGINT handler raises (a user's second Ctrl-C)."""
+
+    def __init__(self, params):  # type: ignore[no-untyped-def]
+        pass
+
+    def score(self, samples):  # type: ignore[no-untyped-def]
+        import signal
+
+        from botgrpo_core.engine.interrupt import StopOnSignal
+
+        handler = StopOnSignal(log=lambda _: None)  # outside the training loop: a signal stops at once
+        handler._handle(signal.SIGINT, None)
+        return [1.0 for _ in samples]
+
+
+def test_the_users_stop_from_botgrpos_handler_always_propagates() -> None:
+    import signal
+
+    spec = SignalSpec(
+        name="hostile.userstop", kind="global", bounds=(0.0, 1.0), make_scorer=_SignalledInterrupt
+    )
+    manager = PluginManager(entry_points=[])
+    register_signal(spec, manager=manager)
+    mix = _mixture(manager, [{"name": "hostile.userstop"}], beta=0.0)
+    previous = signal.signal(signal.SIGINT, lambda *_: None)  # botgrpo's handler is installed
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            mix.score_batch(fake_batch(["a", "b"]))
+    finally:
+        signal.signal(signal.SIGINT, previous)

@@ -61,7 +61,9 @@ class StopOnSignal:
             )
             return
         self.signum = self.signum or signum
-        raise KeyboardInterrupt
+        stop = KeyboardInterrupt()
+        stop.botgrpo_signal = signum  # type: ignore[attr-defined]  # the user's stop: never a sample's error
+        raise stop
 
     def callback(self, trainer: Callable[[], Any]) -> Any:
         """A ``TrainerCallback`` that turns a received signal into save-and-stop at the step's end."""

@@ -213,14 +213,15 @@ class _SignalRunner:
 
 
 def _users_interrupt(exc: BaseException) -> bool:
-    """Whether ``exc`` may be the user's Ctrl-C: a KeyboardInterrupt under Python's default SIGINT handler.
-
-    Under botgrpo's own handler (a training run: ``engine.interrupt``) Ctrl-C never raises, so a
-    KeyboardInterrupt there comes from plugin code and costs its sample, like any other exception.
+    """Whether ``exc`` may be the user's Ctrl-C (then it propagates): a KeyboardInterrupt under Python's
+    default SIGINT handler, or one botgrpo's own handler raised (``engine.interrupt`` marks it with
+    ``botgrpo_signal``: a second signal, or one outside the training loop). Any other KeyboardInterrupt
+    under botgrpo's handler comes from plugin code and costs its sample, like any other exception.
     """
-    return (
-        isinstance(exc, KeyboardInterrupt) and signal.getsignal(signal.SIGINT) is signal.default_int_handler
-    )
+    if not isinstance(exc, KeyboardInterrupt):
+        return False
+    marked = getattr(exc, "botgrpo_signal", None) is not None
+    return marked or signal.getsignal(signal.SIGINT) is signal.default_int_handler
 
 
 # ---- result checks: (problem or None, the checked value) ------------------------------------------------------
