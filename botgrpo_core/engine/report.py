@@ -113,6 +113,7 @@ def _draw_curves(plt: Any, train: Sequence[Mapping[str, Any]], evals: Sequence[M
     for key, label in (
         ("groups/outcome_zero_spread_frac", "outcomes all equal (no GRPO signal)"),
         ("groups/zero_spread_frac", "token rewards all equal (no BoT signal)"),
+        ("groups/no_signal_frac", "all advantages 0 (no gradient under this run's estimator)"),
     ):
         ax.plot(*_series(train, key, window), label=label)
     ax.set_ylim(-0.02, 1.02)
