@@ -20,6 +20,11 @@ Demonstrations for the supervised warm start carry *realistic* errors with proba
 closing brace, a forgotten ``export``). About two thirds of them break compilation; the rest compile
 but break a React rule, so the compile rate and the rule-clean rate both have room to improve.
 
+The length axis: ``sections: [a, b]`` (default ``[1, 1]``, the single components above) asks for
+*pages* of ``a``-``b`` sections instead, each a kind of its own carrying its own error with
+``error_rate`` (:mod:`botgrpo_bench.react_pages`): the whole page compiles far less often while each
+section stays as learnable.
+
 Held-out specs: a stable hash of the spec (not a random split) puts ``holdout_fraction`` of all
 specs in the evaluation set; :meth:`ReactTask.train_rows` never returns one of them.
 
@@ -38,7 +43,9 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from botgrpo_bench.react_pages import PageSpec, max_page_chars, page_demonstration, render_page, sample_page
 
 #: The tokenizer alphabet of the task: every character a prompt or a completion can contain.
 REACT_CHARS = string.ascii_letters + string.digits + " \n{}()<>[]=/;,.:\"'+-!?&|_"
@@ -73,6 +80,26 @@ class ReactParams(BaseModel):
     holdout_fraction: float = Field(
         0.25, gt=0.0, lt=1.0, description="share of specs kept for evaluation (chosen by a stable hash)"
     )
+    sections: tuple[int, int] = Field(
+        (1, 1),
+        description="[min, max] sections per component: [1, 1] = single components; otherwise pages of "
+        "that many sections of distinct kinds, each section with its own error chance (error_rate)",
+    )
+
+    @model_validator(mode="after")
+    def _sections_fit(self) -> ReactParams:
+        low, high = self.sections
+        if not 1 <= low <= high <= len(self.kinds):
+            raise ValueError(
+                f"sections: {[low, high]} must satisfy 1 <= min <= max <= {len(self.kinds)} (the number "
+                "of kinds: each section of a page is a kind of its own); e.g. sections: [4, 4]"
+            )
+        return self
+
+    @property
+    def pages(self) -> bool:
+        """Whether rows are pages of several sections (``sections`` other than ``[1, 1]``)."""
+        return self.sections != (1, 1)
 
 
 @dataclass(frozen=True)
@@ -164,11 +191,16 @@ class ReactTask:
     chars = REACT_CHARS
     #: row fields besides the prompt: the spec and the export requirement ``jsx.rules`` reads.
     row_fields = ("spec", "require_export")
-    #: longest completion the grammar produces, in characters (= tokens for the char tokenizer)
-    max_completion_chars = 145
 
     def __init__(self, params: ReactParams | None = None) -> None:
         self.params = params or ReactParams()
+
+    @property
+    def max_completion_chars(self) -> int:
+        """Longest completion the grammar produces, in characters (= tokens for the char tokenizer)."""
+        if self.params.pages:
+            return max_page_chars(self.params.kinds, self.params.sections[1])
+        return 145
 
     # ---- specs -----------------------------------------------------------------------------------
     @cached_property
@@ -188,7 +220,9 @@ class ReactTask:
         return train, held
 
     @staticmethod
-    def parse_key(key: str, export: bool = False) -> Spec:
+    def parse_key(key: str, export: bool = False) -> Spec | PageSpec:
+        if key.startswith("page "):
+            return PageSpec.parse(key, export)
         kind, noun, *args = key.split(" ")
         if kind == "state":
             return Spec(kind, noun, (), int(args[0]), export)
@@ -197,7 +231,33 @@ class ReactTask:
     def _spec(self, key: str, rng: random.Random) -> Spec:
         return self.parse_key(key, rng.random() < self.params.export_rate)
 
-    def row(self, spec: Spec) -> dict[str, Any]:
+    def _page(self, rng: random.Random) -> PageSpec:
+        return sample_page(
+            rng,
+            kinds=self.params.kinds,
+            sections=self.params.sections,
+            nouns=NOUNS,
+            fields=FIELDS,
+            export_rate=self.params.export_rate,
+        )
+
+    def _pages(self, n: int, rng: random.Random, *, held_out: bool, banned: set[str]) -> list[PageSpec]:
+        """``n`` pages on one side of the held-out split (distinct while that is easy), none in ``banned``."""
+        out: list[PageSpec] = []
+        seen: set[str] = set()
+        tries = 0
+        while len(out) < n:
+            page = self._page(rng)
+            tries += 1
+            if _is_held_out(page.key, self.params.holdout_fraction) != held_out or page.key in banned:
+                continue
+            if page.key in seen and tries < 20 * n:  # distinct unless the grammar runs short
+                continue
+            seen.add(page.key)
+            out.append(page)
+        return out
+
+    def row(self, spec: Spec | PageSpec) -> dict[str, Any]:
         return {
             "prompt": spec.prompt,
             "spec": spec.key,
@@ -206,13 +266,15 @@ class ReactTask:
         }
 
     @staticmethod
-    def parse_row(row: dict[str, Any]) -> Spec:
+    def parse_row(row: dict[str, Any]) -> Spec | PageSpec:
         return ReactTask.parse_key(row["spec"], bool(row.get("require_export")))
 
     def eval_rows(self, n: int, seed: int = 0) -> list[dict[str, Any]]:
         """``n`` held-out specs (fixed by ``seed``); all distinct while ``n`` <= the held-out count."""
-        held = self._specs[1]
         rng = random.Random(f"react-eval-{seed}")
+        if self.params.pages:
+            return [self.row(p) for p in self._pages(n, rng, held_out=True, banned=set())]
+        held = self._specs[1]
         order = rng.sample(held, len(held))
         keys = [order[i % len(order)] for i in range(n)]
         return [self.row(self._spec(k, rng)) for k in keys]
@@ -222,6 +284,14 @@ class ReactTask:
     ) -> list[dict[str, Any]]:
         """``n`` training specs (repeats allowed); never a held-out spec nor one in ``exclude``."""
         banned = {r["spec"] for r in exclude}
+        if self.params.pages:
+            rng = random.Random(f"react-train-{seed}")
+            pages: list[PageSpec] = []
+            while len(pages) < n:  # repeats allowed, as for single components
+                page = self._page(rng)
+                if not _is_held_out(page.key, self.params.holdout_fraction) and page.key not in banned:
+                    pages.append(page)
+            return [self.row(p) for p in pages]
         pool = [k for k in self._specs[0] if k not in banned]
         if not pool:
             raise ValueError("react task: every training spec is excluded; lower holdout_fraction")
@@ -230,12 +300,15 @@ class ReactTask:
 
     @property
     def num_specs(self) -> tuple[int, int]:
-        """``(training specs, held-out specs)`` (without the export flag)."""
+        """``(training specs, held-out specs)`` (without the export flag) of the single components."""
         return len(self._specs[0]), len(self._specs[1])
 
     # ---- demonstrations --------------------------------------------------------------------------
-    def demonstration(self, spec: Spec, rng: random.Random) -> str:
-        """A completion that carries one error of the spec's kind with probability ``error_rate``."""
+    def demonstration(self, spec: Spec | PageSpec, rng: random.Random) -> str:
+        """A completion that carries one error of the spec's kind with probability ``error_rate`` (a page:
+        each section independently)."""
+        if isinstance(spec, PageSpec):
+            return page_demonstration(spec, rng, self.params.error_rate)
         if rng.random() >= self.params.error_rate:
             return solution(spec)
         choices = [e.lstrip("*") for e in ERRORS[spec.kind]]
@@ -248,9 +321,9 @@ class ReactTask:
         return [self.demonstration(self.parse_row(r), rng) for r in rows]
 
     @staticmethod
-    def solution(spec: Spec) -> str:
+    def solution(spec: Spec | PageSpec) -> str:
         """The correct completion."""
-        return solution(spec)
+        return render_page(spec) if isinstance(spec, PageSpec) else solution(spec)
 
     # ---- evaluation ------------------------------------------------------------------------------
     @cached_property
