@@ -11,7 +11,7 @@ import difflib
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -49,6 +49,18 @@ class TaskBench(_Strict):
         0, ge=0, description="after training, sample k completions per prompt for Pass@k (0 = off)"
     )
     pass_k_prompts: int = Field(100, ge=1, description="held-out prompts for Pass@1/Pass@k")
+    domain: str | None = Field(
+        None, description="regime benches: the task family this level belongs to (e.g. math, react)"
+    )
+    level: Literal["short", "medium", "long"] | None = Field(
+        None, description="regime benches: the reasoning length of this task within its domain"
+    )
+
+    @model_validator(mode="after")
+    def _domain_with_level(self) -> TaskBench:
+        if (self.domain is None) != (self.level is None):
+            raise ValueError("set both domain and level (a regime level) or neither")
+        return self
 
     @field_validator("run")
     @classmethod
@@ -68,6 +80,21 @@ class SweepBench(_Strict):
     alpha: list[float] = Field([1.0], min_length=1, description="alpha values (grid with beta)")
     beta: list[float] = Field(..., min_length=1, description="beta values (grid with alpha)")
     seeds: list[int] | None = Field(None, description="seeds (default: the bench's seeds)")
+
+
+class TargetRule(_Strict):
+    """How a regime bench fixes every level's target from its warm policy's success (one rule for all).
+
+    ``target = round_to_step(warm + gap_fraction * (best - warm))``, ``best`` 1.0 for a success rate.
+    """
+
+    gap_fraction: float = Field(..., gt=0, lt=1, description="share of the gap from warm success to 1.0")
+    round_to: float = Field(0.05, gt=0, le=0.5, description="targets are rounded to a multiple of this")
+
+    def target(self, warm: float) -> float:
+        """The target this rule gives a level whose warm policy succeeds at rate ``warm``."""
+        raw = warm + self.gap_fraction * (1.0 - warm)
+        return round(round(raw / self.round_to) * self.round_to, 6)
 
 
 class BenchFile(_Strict):
@@ -93,6 +120,17 @@ class BenchFile(_Strict):
     sweep: SweepBench | None = Field(None, description="alpha/beta sweep (null = none)")
     quick: dict[str, Any] = Field(
         default_factory=dict, description="dotted-key overrides applied by --quick (e.g. seeds: [0])"
+    )
+    target_rule: TargetRule | None = Field(
+        None,
+        description="regime benches: the rule every level's target was fixed by (checked against the "
+        "warm starts' measured success; a mismatch is reported)",
+    )
+    profile_fractions: list[float] = Field(
+        [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9],
+        min_length=1,
+        description="regime benches: the speed-up profile's success levels, as shares of the gap from "
+        "the initial success to 1.0",
     )
     run_timeout_s: float = Field(3600.0, gt=0, description="a run over this wall time is killed and reported")
     signal_quality_samples: int = Field(
