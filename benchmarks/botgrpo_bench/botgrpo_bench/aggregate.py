@@ -4,7 +4,7 @@ candidate-vs-reference comparison per task, as mean and min-max over seeds:
 - steps to target: the first evaluation step at which the success metric reaches the target (a run
   that never does is counted as *not reached*, and ratios that involve it are lower bounds);
 - final success: the metric at the last evaluation; the mean over the run (area under the curve);
-- wall seconds per training step (evaluation excluded where the log separates it);
+- wall seconds per training step (evaluation excluded where the log separates it), mean and median;
 - Pass@1 and Pass@k on held-out prompts after training (when the bench asks for them).
 """
 
@@ -16,7 +16,14 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from botgrpo_bench.runs import curve_mean, mean_of, run_curves, step_seconds, steps_to_target
+from botgrpo_bench.runs import (
+    STEP_TIME_KEYS,
+    curve_mean,
+    mean_of,
+    run_curves,
+    step_seconds,
+    steps_to_target,
+)
 
 if TYPE_CHECKING:
     from botgrpo_bench.config import BenchFile, TaskBench
@@ -88,6 +95,7 @@ def run_row(
         "curve_mean": curve_mean(points, task.metric),
         "steps_to_target": steps_to_target(points, task.metric, task.target, task.higher_is_better),
         "s_per_step": step_seconds(train, result, steps),
+        "s_per_step_median": median_step_seconds(train),
         "wall_s": result.get("wall_s"),
         "zero_spread_frac": mean_of(train, "groups/zero_spread_frac"),
         "outcome_zero_spread_frac": mean_of(train, "groups/outcome_zero_spread_frac"),
@@ -95,6 +103,8 @@ def run_row(
         "train_success_last": mean_of(train, "success_rate", last=10),
         "dominance": job.dominance,
         "run_dir": str(job.run_dir),
+        # the success curve itself, [[step, value], ...], so a run's numbers can be recomputed from this row
+        "curve": metric_curve(points, task.metric),
     }
     for extra in task.extra_metrics:
         row[f"final_{extra}"] = final.get(extra)
@@ -102,6 +112,24 @@ def run_row(
     if isinstance(result.get("pass_k"), dict):
         row["pass_k"] = result["pass_k"]
     return row
+
+
+def metric_curve(points: Sequence[tuple[int, dict[str, float]]], metric: str) -> list[list[float]]:
+    """``[[step, value], ...]`` of ``metric`` over a run's evaluation points (points without it skipped)."""
+    return [[step, values[metric]] for step, values in points if metric in values]
+
+
+def curve_points(curve: Sequence[Sequence[float]], metric: str) -> list[tuple[int, dict[str, float]]]:
+    """The inverse of :func:`metric_curve`: evaluation points that :func:`steps_to_target` and
+    :func:`curve_mean` read."""
+    return [(int(step), {metric: float(value)}) for step, value in curve]
+
+
+def median_step_seconds(train_rows: Sequence[dict[str, Any]]) -> float | None:
+    """Median wall seconds per training step from the log's step times (None when it has none): robust
+    to the odd slow step (a checkpoint, the machine's other load)."""
+    times = [float(r[k]) for r in train_rows for k in STEP_TIME_KEYS if isinstance(r.get(k), (int, float))]
+    return statistics.median(times) if times else None
 
 
 def group_by(rows: Iterable[dict[str, Any]], *keys: str) -> dict[tuple[Any, ...], list[dict[str, Any]]]:
