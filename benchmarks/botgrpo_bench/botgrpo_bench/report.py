@@ -1,8 +1,12 @@
-"""Turn a bench's runs into ``results.jsonl``, ``runs.jsonl``, ``summary.md``, ``meta.json`` and PNG plots.
+"""Turn a bench's runs into ``results.jsonl``, ``runs.jsonl``, ``summary.md``, ``meta.json`` and PNG plots
+(a regime bench, one with levelled tasks, also ``regimes.jsonl`` and ``regimes_speedup.png``).
 
 The numbers are :mod:`botgrpo_bench.aggregate`'s, the page :mod:`botgrpo_bench.summary`'s, the plots
-:mod:`botgrpo_bench.plots`'. ``python -m botgrpo_bench.report --doc DOC.md [--preface P.md] RESULTS_DIR...``
-writes a docs page from results folders (their summaries, with the plots copied next to the page).
+:mod:`botgrpo_bench.plots`', the regime profile :mod:`botgrpo_bench.regimes`'.
+``python -m botgrpo_bench.report --doc DOC.md [--preface P.md] [--regimes OUT.jsonl] RESULTS_DIR...``
+writes a docs page from results folders (their summaries, with the plots copied next to the page); with
+``--regimes``, the folders' ``regimes.jsonl`` are joined into ``OUT.jsonl`` and the page opens with one
+regime section over all of them.
 """
 
 from __future__ import annotations
@@ -30,7 +34,9 @@ def write_report(
     out_dir: Path,
     meta: dict[str, Any],
 ) -> dict[str, Any]:
-    """Write results.jsonl, runs.jsonl, summary.md, meta.json and the plots; returns the summary numbers."""
+    """Write results.jsonl, runs.jsonl, summary.md, meta.json and the plots (a regime bench: also
+    regimes.jsonl and regimes_speedup.png); returns the summary numbers (``regimes``: the speed-up profile
+    of :func:`botgrpo_bench.regimes.speedup_profile`, None without levelled tasks)."""
     eval_rows, run_rows = collect(bench, jobs, results)
     for name, rows in (("results.jsonl", eval_rows), ("runs.jsonl", run_rows)):
         with open(out_dir / name, "w", encoding="utf-8") as f:
@@ -42,17 +48,102 @@ def write_report(
             warm[name] = json.loads((Path(path) / "warm_start.json").read_text())
     plots = make_plots(bench, eval_rows, run_rows, out_dir)
     numbers = {task: ratio_summary(run_rows, task, bench.reference, bench.candidate) for task in bench.tasks}
-    text = render_summary(bench, run_rows, numbers, warm, plots, meta)
+    section, profile = "", None
+    if any(task.level is not None for task in bench.tasks.values()):
+        section, profile = _regime_files(bench, run_rows, warm, plots, out_dir)
+        meta = {**meta, "regimes": regime_settings(bench)}
+    text = render_summary(bench, run_rows, numbers, warm, plots, meta, section)
     (out_dir / "summary.md").write_text(text, encoding="utf-8")
     (out_dir / "meta.json").write_text(json.dumps(meta, indent=2, default=str) + "\n", encoding="utf-8")
-    return {"ratios": numbers, "plots": plots}
+    return {"ratios": numbers, "plots": plots, "regimes": profile}
 
 
-def write_doc(results_dirs: Sequence[Path], doc: Path, *, preface: str = "") -> Path:
-    """Write ``doc``: ``preface``, then each results folder's summary (headings one level down) with its
-    plots copied to ``<doc folder>/<doc stem>/<results folder name>/``."""
+def regime_settings(bench: BenchFile) -> dict[str, Any]:
+    """What a results folder's ``meta.json`` keeps of a regime bench, for the combined docs section."""
+    return {
+        "profile_fractions": list(bench.profile_fractions),
+        "reference": bench.reference,
+        "candidate": bench.candidate,
+    }
+
+
+def _regime_files(
+    bench: BenchFile,
+    run_rows: Sequence[dict[str, Any]],
+    warm: dict[str, dict[str, Any]],
+    plots: dict[str, str],
+    out_dir: Path,
+) -> tuple[str, dict[str, Any]]:
+    """``regimes.jsonl`` and ``regimes_speedup.png`` in ``out_dir``; returns the regime section and the
+    profile."""
+    from botgrpo_bench.regimes import (
+        plot_speedup,
+        regime_records,
+        render_regime_section,
+        speedup_profile,
+        write_regimes_jsonl,
+    )
+
+    records = regime_records(bench, run_rows, warm)
+    write_regimes_jsonl(records, out_dir / "regimes.jsonl")
+    profile = speedup_profile(records, bench.profile_fractions, bench.reference, bench.candidate)
+    plot_speedup(profile, out_dir / "regimes_speedup.png")
+    plots["regimes_speedup"] = "regimes_speedup.png"
+    curves = {name: plots[f"curves_{name}"] for name in bench.tasks if f"curves_{name}" in plots}
+    return render_regime_section(profile, plot="regimes_speedup.png", curves=curves), profile
+
+
+def combined_regimes(results_dirs: Sequence[Path], doc: Path, out_jsonl: Path) -> str:
+    """Join the folders' ``regimes.jsonl`` into ``out_jsonl``; returns the regime section over all of them,
+    its speed-up plot written to ``<doc folder>/<doc stem>/regimes_speedup.png`` and each level's curves
+    plot linked where :func:`write_doc` copies it. ``ValueError`` when no folder has a ``regimes.jsonl``."""
+    from botgrpo_bench.config import BenchFile
+    from botgrpo_bench.regimes import (
+        plot_speedup,
+        read_regimes_jsonl,
+        render_regime_section,
+        speedup_profile,
+        write_regimes_jsonl,
+    )
+
+    doc = Path(doc)
+    records: list[dict[str, Any]] = []
+    curves: dict[str, str] = {}
+    settings: dict[str, Any] = {}
+    found = [Path(d) for d in results_dirs if (Path(d) / "regimes.jsonl").is_file()]
+    if not found:
+        raise ValueError(f"--regimes: no regimes.jsonl in {', '.join(map(str, results_dirs))}")
+    for results_dir in found:
+        folder = read_regimes_jsonl(results_dir / "regimes.jsonl")
+        records += folder
+        meta_path = results_dir / "meta.json"
+        if not settings and meta_path.is_file():
+            settings = json.loads(meta_path.read_text(encoding="utf-8")).get("regimes") or {}
+        for name in dict.fromkeys(r.get("bench_task") for r in folder):
+            if name and (results_dir / f"curves_{name}.png").is_file():
+                curves[name] = f"{doc.stem}/{results_dir.name}/curves_{name}.png"
+    write_regimes_jsonl(records, out_jsonl)
+    defaults = BenchFile.model_fields
+    profile = speedup_profile(
+        records,
+        settings.get("profile_fractions") or defaults["profile_fractions"].default,
+        settings.get("reference") or defaults["reference"].default,
+        settings.get("candidate") or defaults["candidate"].default,
+    )
+    plot_speedup(profile, doc.parent / doc.stem / "regimes_speedup.png")
+    return render_regime_section(profile, plot=f"{doc.stem}/regimes_speedup.png", curves=curves)
+
+
+def write_doc(
+    results_dirs: Sequence[Path], doc: Path, *, preface: str = "", regimes: Path | None = None
+) -> Path:
+    """Write ``doc``: ``preface``, with ``regimes`` the combined regime section (:func:`combined_regimes`,
+    its records joined into ``regimes``), then each results folder's summary (headings one level down)
+    with its plots copied to ``<doc folder>/<doc stem>/<results folder name>/``."""
     doc = Path(doc)
     parts = [preface.rstrip() + "\n"] if preface else []
+    if regimes is not None:
+        parts.append(combined_regimes(results_dirs, doc, regimes).rstrip() + "\n")
     for results_dir in map(Path, results_dirs):
         text = (results_dir / "summary.md").read_text(encoding="utf-8")
         assets = doc.parent / doc.stem / results_dir.name
@@ -67,16 +158,26 @@ def write_doc(results_dirs: Sequence[Path], doc: Path, *, preface: str = "") -> 
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m botgrpo_bench.report --doc docs/results.md [--preface P.md] RESULTS_DIR...``."""
+    """``python -m botgrpo_bench.report --doc docs/results.md [--preface P.md] [--regimes OUT.jsonl] DIR...``."""
     import argparse
 
     parser = argparse.ArgumentParser(description="write a docs page from bench results folders")
     parser.add_argument("results_dirs", nargs="+", type=Path, help="folders written by `botgrpo bench`")
     parser.add_argument("--doc", required=True, type=Path, help="the markdown page to write")
     parser.add_argument("--preface", type=Path, help="markdown put before the generated sections")
+    parser.add_argument(
+        "--regimes",
+        type=Path,
+        metavar="OUT.jsonl",
+        help="join the folders' regimes.jsonl into OUT.jsonl (e.g. docs/results/regimes.jsonl) and open the "
+        "page with one regime section over all of them",
+    )
     args = parser.parse_args(argv)
     preface = args.preface.read_text(encoding="utf-8") if args.preface else ""
-    print(write_doc(args.results_dirs, args.doc, preface=preface))
+    try:
+        print(write_doc(args.results_dirs, args.doc, preface=preface, regimes=args.regimes))
+    except ValueError as exc:
+        parser.error(str(exc))
     return 0
 
 

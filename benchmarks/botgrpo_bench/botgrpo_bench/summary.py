@@ -19,9 +19,13 @@ def render_summary(
     warm: dict[str, dict[str, Any]],
     plots: dict[str, str],
     meta: dict[str, Any],
+    regimes: str = "",
 ) -> str:
-    """The markdown summary of a bench."""
+    """The markdown summary of a bench; ``regimes`` (a regime bench's section, see
+    :func:`botgrpo_bench.regimes.render_regime_section`) comes first, right after the header."""
     lines = _header(bench, runs, meta)
+    if regimes:
+        lines += [regimes.rstrip(), ""]
     for task_name in bench.tasks:
         lines += _task_section(bench, task_name, runs, ratios.get(task_name), warm, plots)
     lines += _quality_section(meta.get("signal_quality") or {})
@@ -39,7 +43,8 @@ def render_summary(
         ]
     lines += [
         "Files: `results.jsonl` (one row per run and evaluation point), `runs.jsonl` (one row per run), "
-        "`runs/<task>/<method>/seed<k>/` (each run's metrics.jsonl, bench.log, config).",
+        "`runs/<task>/<method>/seed<k>/` (each run's metrics.jsonl, bench.log, config)"
+        + ("; `regimes.jsonl` (one record per run of a level, with its curve)." if regimes else "."),
         "",
     ]
     return "\n".join(lines)

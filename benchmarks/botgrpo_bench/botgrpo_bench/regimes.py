@@ -1,0 +1,592 @@
+"""Regime benches: each task is one level (short, medium, long) of a domain (math, react). The report here
+is a speed-up *profile* rather than one threshold:
+
+- one record per run (:func:`regime_records`), written to ``regimes.jsonl`` (:func:`write_regimes_jsonl`):
+  domain, level, method, seed, target, the run's length, steps to target, the run mean, the curve, ...,
+  enough to recompute every number below;
+- per level (:func:`speedup_profile`): the initial success (step-0 evaluation), thresholds
+  ``initial + f * (1 - initial)`` for the bench's ``profile_fractions`` ``f``, the steps each method needs
+  to first reach each threshold per seed and the ratio reference / candidate; the run mean (target-free)
+  and its paired per-seed difference; the ratio at the file's target; step time and no-spread groups;
+- the markdown section (:func:`render_regime_section`) and the speed-up plot (:func:`plot_speedup`);
+- the target-rule check (:func:`target_rule_check`): the target each level should have under
+  ``target_rule`` given its warm start's measured success.
+
+The per-run numbers (steps to target, run mean, step times) are :mod:`botgrpo_bench.aggregate`'s and
+:mod:`botgrpo_bench.runs`'; this module only groups and compares them.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from botgrpo_bench.aggregate import curve_points, fmt, metric_curve, stat
+from botgrpo_bench.runs import run_curves, steps_to_target
+
+if TYPE_CHECKING:
+    from botgrpo_bench.config import BenchFile
+
+#: the levels of a domain, in plot and table order (``TaskBench.level``'s values)
+LEVELS = ("short", "medium", "long")
+#: the keys every line of ``regimes.jsonl`` has
+REQUIRED_KEYS = (
+    "task",
+    "level",
+    "method",
+    "seed",
+    "target",
+    "steps",
+    "steps_to_target",
+    "run_mean",
+    "curve",
+)
+#: the published claim the speed-up plot marks
+CLAIM = 1.9
+#: thresholds are rounded to this many decimals, so that a success rate exactly at a threshold reaches it
+#: (0.4 + 0.5 * 0.6 is 0.7000000000000001 in floating point)
+_DIGITS = 9
+
+Record = dict[str, Any]
+
+
+# --- records ---------------------------------------------------------------------------------------------------
+def metric_key(metric: str) -> str:
+    """The warm start's ``eval`` key of a task metric: ``sampled/answer_accuracy`` -> ``answer_accuracy``."""
+    for prefix in ("sampled/", "greedy/"):
+        if metric.startswith(prefix):
+            return metric[len(prefix) :]
+    return metric
+
+
+def target_rule_check(bench: BenchFile, warm: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Per levelled task: its warm start's measured success (``warm[task]["eval"]``, the task metric without
+    its ``sampled/`` / ``greedy/`` prefix), the target ``bench.target_rule`` gives it, the file's target and
+    whether they agree (None when the rule or the measurement is missing)."""
+    out: dict[str, dict[str, Any]] = {}
+    for name, task in bench.tasks.items():
+        if task.level is None:
+            continue
+        measured = (warm.get(name) or {}).get("eval", {}).get(metric_key(task.metric))
+        rule = None
+        if bench.target_rule is not None and isinstance(measured, (int, float)):
+            rule = bench.target_rule.target(float(measured))
+        out[name] = {
+            "warm_success": measured,
+            "rule_target": rule,
+            "target": task.target,
+            "matches": None if rule is None else abs(rule - task.target) < 1e-9,
+        }
+    return out
+
+
+def regime_records(
+    bench: BenchFile, run_rows: Sequence[dict[str, Any]], warm: dict[str, dict[str, Any]] | None = None
+) -> list[Record]:
+    """One record per ok grid run of a levelled task (the ``regimes.jsonl`` lines).
+
+    Keys: ``task`` (the domain), ``bench_task``, ``level``, ``method``, ``seed``, ``metric``, ``target``,
+    ``steps`` (the run's length), ``eval_every``, ``steps_to_target`` (None when not reached), ``run_mean``,
+    ``initial`` (the step-0 evaluation, None without one), ``final``, ``curve`` ([[step, success], ...]),
+    ``step_time_s`` (median over the run's steps, else its mean), ``no_spread_frac`` (groups whose
+    rollouts share one outcome), ``task_params``, and with ``warm`` (task -> ``warm_start.json``)
+    ``warm_success`` and ``rule_target`` (:func:`target_rule_check`).
+    A row without ``curve`` (a ``runs.jsonl`` of an older report) has it read from its run folder.
+    """
+    rule = target_rule_check(bench, warm) if warm is not None else {}
+    records: list[Record] = []
+    for row in run_rows:
+        task = bench.tasks.get(row["task"])
+        if task is None or task.level is None or row.get("group", "grid") != "grid" or row["status"] != "ok":
+            continue
+        curve = row.get("curve")
+        if curve is None:
+            curve = (
+                metric_curve(run_curves(Path(row["run_dir"]))[0], task.metric) if row.get("run_dir") else []
+            )
+        step0 = [value for step, value in curve if step == 0]
+        median = row.get("s_per_step_median")
+        record: Record = {
+            "task": task.domain,
+            "bench_task": row["task"],
+            "level": task.level,
+            "method": row["method"],
+            "seed": row["seed"],
+            "metric": task.metric,
+            "target": task.target,
+            "steps": row["steps"],
+            "eval_every": row.get("eval_every"),
+            "steps_to_target": row["steps_to_target"],
+            "run_mean": row.get("curve_mean"),
+            "initial": step0[0] if step0 else None,
+            "final": row.get("final"),
+            "curve": [[int(s), float(v)] for s, v in curve],
+            "step_time_s": median if median is not None else row.get("s_per_step"),
+            "no_spread_frac": row.get("outcome_zero_spread_frac"),
+            "task_params": task.run.get("data", {}).get("task_params") or {},
+        }
+        if row["task"] in rule:
+            record["warm_success"] = rule[row["task"]]["warm_success"]
+            record["rule_target"] = rule[row["task"]]["rule_target"]
+        records.append(record)
+    return records
+
+
+def write_regimes_jsonl(records: Iterable[Record], path: str | Path) -> Path:
+    """``records`` as JSON lines (one run per line); returns ``path``."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w", encoding="utf-8") as f:
+        for r in records:
+            f.write(json.dumps(r, default=str) + "\n")
+    return path
+
+
+def read_regimes_jsonl(path: str | Path) -> list[Record]:
+    """The records of a ``regimes.jsonl``; ``ValueError`` naming the line when one lacks a required key."""
+    records = []
+    for i, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        record = json.loads(line)
+        missing = [k for k in REQUIRED_KEYS if k not in record]
+        if missing:
+            raise ValueError(f"{path}:{i}: missing {', '.join(missing)}")
+        records.append(record)
+    return records
+
+
+# --- the profile -----------------------------------------------------------------------------------------------
+def speedup_profile(
+    records: Sequence[Record],
+    fractions: Sequence[float],
+    reference: str = "grpo",
+    candidate: str = "bot-grpo",
+) -> dict[str, Any]:
+    """The speed-up profile of every (domain, level) in ``records``.
+
+    Returns ``{"reference", "candidate", "fractions", "levels": [level, ...]}``, the levels ordered by
+    domain (first seen) then short, medium, long. Each level holds ``domain``, ``level``, ``bench_task``,
+    ``metric``, ``target``, ``steps``, ``eval_every``, ``task_params``, ``methods``, ``seeds``;
+    ``initial`` (the step-0 evaluation: one value when the runs agree, as they do from a shared warm start
+    and evaluation seed, else their mean; ``initial_range`` its min and max); ``profile``, one entry per
+    fraction ``f``: ``fraction``, ``threshold`` (``initial + f * (1 - initial)``) and the
+    :func:`compare_steps` of the steps to first reach it; ``at_target`` (the same at the file's target);
+    ``run_mean`` (method -> Stat over seeds), ``run_mean_diff`` (candidate - reference per seed: ``stat``,
+    ``positive``, ``per_seed``), ``step_time_ratio`` (candidate / reference: ``median`` of the per-seed
+    ratios, ``per_seed``), ``no_spread`` (method -> Stat) and ``rule`` (the target-rule check, or None).
+    """
+    groups: dict[tuple[str, str], list[Record]] = {}
+    for r in records:
+        groups.setdefault((r["task"], r["level"]), []).append(r)
+    domains = list(dict.fromkeys(d for d, _ in groups))
+    order = sorted(groups, key=lambda k: (domains.index(k[0]), _level_index(k[1])))
+    return {
+        "reference": reference,
+        "candidate": candidate,
+        "fractions": list(fractions),
+        "levels": [_level(groups[k], fractions, reference, candidate) for k in order],
+    }
+
+
+def _level_index(level: str) -> int:
+    return LEVELS.index(level) if level in LEVELS else len(LEVELS)
+
+
+def _level(
+    recs: Sequence[Record], fractions: Sequence[float], reference: str, candidate: str
+) -> dict[str, Any]:
+    """The profile of one level (see :func:`speedup_profile`)."""
+    seen = list(dict.fromkeys(r["method"] for r in recs))
+    methods = [m for m in (reference, candidate) if m in seen] + [
+        m for m in seen if m not in (reference, candidate)
+    ]
+    seeds = sorted({r["seed"] for r in recs})
+    runs = {(r["method"], r["seed"]): r for r in recs}
+    initials = [float(r["initial"]) for r in recs if r.get("initial") is not None]
+    initial = initials[0] if initials and len(set(initials)) == 1 else stat(initials)
+    if isinstance(initial, tuple):
+        initial = initial[0]
+    first = recs[0]
+    profile = []
+    if initial is not None:
+        for f in fractions:
+            threshold = round(initial + f * (1.0 - initial), _DIGITS)
+            steps = {
+                m: {
+                    s: steps_to_target(curve_points(runs[m, s]["curve"], "v"), "v", threshold)
+                    for s in seeds
+                    if (m, s) in runs
+                }
+                for m in methods
+            }
+            profile.append(
+                {"fraction": f, "threshold": threshold, **compare_steps(steps, reference, candidate)}
+            )
+    at_target = {m: {s: runs[m, s]["steps_to_target"] for s in seeds if (m, s) in runs} for m in methods}
+    paired = [s for s in seeds if (reference, s) in runs and (candidate, s) in runs]
+    diffs = {
+        s: runs[candidate, s]["run_mean"] - runs[reference, s]["run_mean"]
+        for s in paired
+        if runs[candidate, s].get("run_mean") is not None and runs[reference, s].get("run_mean") is not None
+    }
+    times = {
+        s: runs[candidate, s]["step_time_s"] / runs[reference, s]["step_time_s"]
+        for s in paired
+        if runs[candidate, s].get("step_time_s") and runs[reference, s].get("step_time_s")
+    }
+    warm = [r for r in recs if r.get("warm_success") is not None]
+    rule = None
+    if warm:
+        w = warm[0]
+        rule = {
+            "warm_success": w["warm_success"],
+            "rule_target": w.get("rule_target"),
+            "target": w["target"],
+            "matches": None if w.get("rule_target") is None else abs(w["rule_target"] - w["target"]) < 1e-9,
+        }
+    return {
+        "domain": first["task"],
+        "level": first["level"],
+        "bench_task": first.get("bench_task", f"{first['task']}-{first['level']}"),
+        "metric": first.get("metric"),
+        "target": first["target"],
+        "steps": max(r["steps"] for r in recs),
+        "eval_every": first.get("eval_every"),
+        "task_params": first.get("task_params") or {},
+        "methods": methods,
+        "seeds": seeds,
+        "initial": initial,
+        "initial_range": (min(initials), max(initials)) if initials else None,
+        "profile": profile,
+        "at_target": compare_steps(at_target, reference, candidate),
+        "run_mean": {m: stat(runs[m, s].get("run_mean") for s in seeds if (m, s) in runs) for m in methods},
+        "run_mean_diff": {
+            "stat": stat(diffs.values()),
+            "positive": sum(d > 0 for d in diffs.values()),
+            "per_seed": diffs,
+        },
+        "step_time_ratio": {
+            "median": statistics.median(times.values()) if times else None,
+            "per_seed": times,
+        },
+        "no_spread": {
+            m: stat(runs[m, s].get("no_spread_frac") for s in seeds if (m, s) in runs) for m in methods
+        },
+        "rule": rule,
+    }
+
+
+def compare_steps(steps: dict[str, dict[int, int | None]], reference: str, candidate: str) -> dict[str, Any]:
+    """Steps to a threshold, ``method -> seed -> steps`` (None: never reached), compared.
+
+    Returns ``steps`` itself; ``mean_steps`` (method -> Stat over the seeds that reached it) and
+    ``reached`` (method -> count) and ``runs`` (method -> runs); over the seeds where both the reference
+    and the candidate ran (``paired``): ``per_seed`` (seed -> reference / candidate, only seeds where both
+    reach), ``ratio_per_seed`` (their Stat), ``ratio`` (mean reference steps / mean candidate steps, only
+    when both reach in every paired seed, else None), ``candidate_only`` / ``reference_only`` (seeds where
+    just one reached: censored, no ratio).
+    """
+    ref, cand = steps.get(reference, {}), steps.get(candidate, {})
+    paired = sorted(set(ref) & set(cand))
+    per_seed = {
+        s: ref[s] / cand[s]  # type: ignore[operator]
+        for s in paired
+        if ref[s] is not None and cand[s] is not None and cand[s] != 0
+    }
+    both = [s for s in paired if ref[s] is not None and cand[s] is not None]
+    ratio = None
+    if paired and len(both) == len(paired):
+        mean_cand = statistics.fmean(cand[s] for s in paired)  # type: ignore[misc]
+        if mean_cand:
+            ratio = statistics.fmean(ref[s] for s in paired) / mean_cand  # type: ignore[misc]
+    return {
+        "steps": steps,
+        "mean_steps": {m: stat(v for v in by_seed.values() if v is not None) for m, by_seed in steps.items()},
+        "reached": {m: sum(v is not None for v in by_seed.values()) for m, by_seed in steps.items()},
+        "runs": {m: len(by_seed) for m, by_seed in steps.items()},
+        "paired": len(paired),
+        "per_seed": per_seed,
+        "ratio_per_seed": stat(per_seed.values()),
+        "ratio": ratio,
+        "candidate_only": sum(cand[s] is not None and ref[s] is None for s in paired),
+        "reference_only": sum(ref[s] is not None and cand[s] is None for s in paired),
+    }
+
+
+# --- the section -----------------------------------------------------------------------------------------------
+def describe_params(params: dict[str, Any]) -> str:
+    """A level's length from its task params: ``min_X``/``max_X`` pairs (``2-4 operands``) and keys that
+    name a length (``sections: [2, 3]`` -> ``2-3 sections``; chain, steps, lines); ``""`` when there is
+    none."""
+    parts = []
+    for key, lo in params.items():
+        if key.startswith("min_") and f"max_{key[4:]}" in params:
+            hi = params[f"max_{key[4:]}"]
+            name = key[4:].replace("_", " ")
+            parts.append(f"{lo}-{hi} {name}" if lo != hi else f"{lo} {name}")
+        elif not key.startswith(("min_", "max_")) and any(
+            w in key for w in ("section", "chain", "steps", "lines", "length")
+        ):
+            parts.append(_length(key.replace("_", " "), params[key]))
+    return ", ".join(parts)
+
+
+def _length(name: str, value: Any) -> str:
+    """``sections: [2, 3]`` -> ``2-3 sections``, ``[1, 1]`` -> ``1 section``, ``steps: 4`` -> ``4 steps``."""
+    if isinstance(value, (list, tuple)) and len(value) == 2:
+        lo, hi = value
+        value = lo if lo == hi else f"{lo}-{hi}"
+    if isinstance(value, (list, tuple)):
+        value = ", ".join(map(str, value))
+    return f"{value} {name[:-1] if value == 1 and name.endswith('s') else name}"
+
+
+def _steps_cell(cmp: dict[str, Any], method: str) -> str:
+    """``mean (min-max)`` over the seeds that reached, with ``k/n`` when not all did."""
+    n, k = cmp["runs"].get(method, 0), cmp["reached"].get(method, 0)
+    if not n:
+        return "-"
+    if not k:
+        return f"not reached (0/{n})"
+    cell = fmt(cmp["mean_steps"][method], integer=True)
+    return cell if k == n else f"{cell} [{k}/{n}]"
+
+
+def _ratio_cell(cmp: dict[str, Any]) -> str:
+    """The ratio of seed-mean steps with its per-seed range, or the per-seed ratios with their count."""
+    per = cmp["ratio_per_seed"]
+    if cmp["ratio"] is not None:
+        spread = f" (per seed {per[1]:.2f}-{per[2]:.2f})" if per and per[3] > 1 and per[1] != per[2] else ""
+        return f"**{cmp['ratio']:.2f}**{spread}"
+    if per is not None:
+        lo_hi = f" {per[1]:.2f}-{per[2]:.2f}" if per[3] > 1 else ""
+        return f"n/a; per seed {per[0]:.2f}{lo_hi} ({per[3]} of {cmp['paired']} seeds)"
+    return "n/a"
+
+
+def _censoring(cmp: dict[str, Any], reference: str, candidate: str) -> str:
+    notes = []
+    if cmp["candidate_only"]:
+        notes.append(f"{cmp['candidate_only']} seed(s) only {candidate} reached")
+    if cmp["reference_only"]:
+        notes.append(f"{cmp['reference_only']} seed(s) only {reference} reached")
+    return "; ".join(notes)
+
+
+def render_regime_section(
+    profile: dict[str, Any],
+    *,
+    plot: str | None = None,
+    curves: dict[str, str] | None = None,
+    heading: str = "##",
+    title: str = "Regimes: speed-up by reasoning length",
+) -> str:
+    """The markdown regime section: a headline table (one row per level), the target-rule check, then per
+    level its speed-up profile table; ``plot`` is the speed-up plot's path, ``curves`` maps a level's
+    ``bench_task`` to its curves plot's path, ``heading`` is the section's heading marks."""
+    ref, cand = profile["reference"], profile["candidate"]
+    levels = profile["levels"]
+    lines = [f"{heading} {title}", ""]
+    if not levels:
+        return "\n".join([*lines, "No levelled runs.", ""])
+    lines += [
+        f"Each task comes at three reasoning lengths (levels). Ratios are {ref} steps / {cand} steps to "
+        "first reach a success level (higher: the candidate is faster); the run mean is the success "
+        "averaged over every evaluation after step 0, a target-free summary, and its difference is paired "
+        "by seed. Steps are counted at the evaluation points, so the evaluation interval is the resolution.",
+        "",
+        f"| task | level | length | initial | target | steps to target {ref} | steps to target {cand} | "
+        f"ratio {ref} / {cand} | run mean {cand} - {ref} (per seed) | step time {cand} / {ref} |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for lv in levels:
+        t = lv["at_target"]
+        d = lv["run_mean_diff"]
+        if d["stat"] is not None:
+            mean, lo, hi, n = d["stat"]
+            spread = f"{lo:+.3f}..{hi:+.3f}" if n > 1 else "1 seed"
+            diff = f"{mean:+.3f} ({spread}; higher in {d['positive']}/{n})"
+        else:
+            diff = "n/a"
+        st = lv["step_time_ratio"]["median"]
+        lines.append(
+            "| "
+            + " | ".join(
+                [
+                    lv["domain"],
+                    lv["level"],
+                    describe_params(lv["task_params"]) or "-",
+                    _num(lv["initial"]),
+                    f"{lv['target']:g}",
+                    _steps_cell(t, ref),
+                    _steps_cell(t, cand),
+                    _ratio_cell(t),
+                    diff,
+                    f"{st:.2f}" if st is not None else "n/a",
+                ]
+            )
+            + " |"
+        )
+    lines += [
+        "",
+        "Steps: mean (min-max) over the seeds that reached the level; `[k/n]` when only k of n seeds did "
+        "(the others are censored at the run's length and left out). The ratio is of the seed-mean steps and "
+        "is given only when both methods reached in every seed; otherwise the per-seed ratios of the seeds "
+        "where both reached are shown, with their count. Step time: median over seeds of the per-seed ratio "
+        "of median step times.",
+        "",
+    ]
+    censored = [
+        f"{lv['domain']} {lv['level']}: {note}"
+        for lv in levels
+        if (note := _censoring(lv["at_target"], ref, cand))
+    ]
+    if censored:
+        lines += ["Censored at the target: " + "; ".join(censored) + ".", ""]
+    lines += _rule_lines(levels)
+    if plot:
+        lines += [f"![speed-up {ref} / {cand} vs level]({plot})", ""]
+    for lv in levels:
+        lines += _level_lines(lv, profile, heading + "#", (curves or {}).get(lv["bench_task"]))
+    return "\n".join(lines)
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")
+
+
+def _num(x: float | None, digits: int = 3) -> str:
+    return "n/a" if x is None else f"{x:.{digits}f}"
+
+
+def _rule_lines(levels: Sequence[dict[str, Any]]) -> list[str]:
+    """The target-rule check: the levels whose file target differs from the rule applied to the warm start."""
+    checked = [lv for lv in levels if lv["rule"] is not None and lv["rule"]["matches"] is not None]
+    if not checked:
+        return []
+    bad = [lv for lv in checked if not lv["rule"]["matches"]]
+    if not bad:
+        return [
+            f"Target rule: every level's target ({len(checked)} checked) equals the rule applied to its warm "
+            "start's measured success.",
+            "",
+        ]
+    items = [
+        f"{lv['domain']} {lv['level']}: file target {lv['target']:g}, warm success "
+        f"{lv['rule']['warm_success']:.3f} gives {lv['rule']['rule_target']:g}"
+        for lv in bad
+    ]
+    return [f"Target rule mismatches ({len(bad)} of {len(checked)} levels): " + "; ".join(items) + ".", ""]
+
+
+def _level_lines(lv: dict[str, Any], profile: dict[str, Any], heading: str, curves: str | None) -> list[str]:
+    """One level's profile table, its initial success, no-spread shares and curves plot."""
+    ref, cand = profile["reference"], profile["candidate"]
+    methods = lv["methods"]
+    length = describe_params(lv["task_params"])
+    lines = [
+        f"{heading} {lv['domain']} {lv['level']} (`{lv['bench_task']}`{', ' + length if length else ''})",
+        "",
+    ]
+    lo_hi = lv["initial_range"]
+    if lv["initial"] is None:
+        lines += ["No step-0 evaluation: no profile.", ""]
+    else:
+        same = lo_hi is not None and lo_hi[0] == lo_hi[1]
+        lines.append(
+            f"Initial success {lv['initial']:.3f} (step-0 evaluation"
+            + (
+                ", the same for every run: shared warm start and evaluation seed)."
+                if same
+                else f"; the runs differ, {lo_hi[0]:.3f}-{lo_hi[1]:.3f}, so the mean is used)."  # type: ignore[index]
+            )
+            + f" {_count(len(lv['seeds']), 'seed')}, {lv['steps']} steps, evaluation every "
+            f"{lv['eval_every']} steps."
+        )
+        lines.append("")
+        header = ["share of the gap", "threshold"] + [f"steps {m}" for m in methods]
+        header += [f"ratio {ref} / {cand}", f"seeds reached ({ref}, {cand})"]
+        lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+        for row in lv["profile"]:
+            cells = [f"{row['fraction']:g}", f"{row['threshold']:.3f}"]
+            cells += [_steps_cell(row, m) for m in methods]
+            cells += [
+                _ratio_cell(row),
+                f"{row['reached'].get(ref, 0)}/{row['runs'].get(ref, 0)}, "
+                f"{row['reached'].get(cand, 0)}/{row['runs'].get(cand, 0)}",
+            ]
+            lines.append("| " + " | ".join(cells) + " |")
+        lines.append("")
+    means = ", ".join(f"{m} {fmt(lv['run_mean'][m])}" for m in methods)
+    spread = ", ".join(f"{m} {fmt(lv['no_spread'][m], 2)}" for m in methods)
+    lines += [
+        f"Run mean: {means}. Groups without an outcome spread (share, mean over training): {spread}.",
+        "",
+    ]
+    if curves:
+        lines += [f"![{lv['bench_task']}: success vs step]({curves})", ""]
+    return lines
+
+
+# --- the plot --------------------------------------------------------------------------------------------------
+def plot_speedup(profile: dict[str, Any], path: str | Path, *, fraction: float | None = None) -> Path:
+    """Speed-up reference / candidate vs level (short, medium, long) per domain: the ratio of seed-mean
+    steps (line; where a method missed in a seed, the mean of the per-seed ratios, hollow marker) and each
+    seed's ratio (dots), at the file's target or, with ``fraction``, at that profile fraction; dashed lines
+    at 1.0 and at the published 1.9. matplotlib, Agg backend."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    path = Path(path)
+    ref, cand = profile["reference"], profile["candidate"]
+    fig, ax = plt.subplots(figsize=(6.5, 4.2))
+    domains = list(dict.fromkeys(lv["domain"] for lv in profile["levels"]))
+    colors = dict(zip(domains, plt.get_cmap("tab10").colors, strict=False))
+    for i, domain in enumerate(domains):
+        offset = (i - (len(domains) - 1) / 2) * 0.08
+        xs, ys = [], []
+        for lv in (lv for lv in profile["levels"] if lv["domain"] == domain):
+            cmp = _at(lv, fraction)
+            if cmp is None:
+                continue
+            x = _level_index(lv["level"]) + offset
+            seeds = list(cmp["per_seed"].values())
+            jitter = [0.025 * (j - (len(seeds) - 1) / 2) for j in range(len(seeds))]  # ties stay visible
+            ax.scatter([x + j for j in jitter], seeds, s=14, color=colors[domain], alpha=0.5, linewidths=0)
+            if cmp["ratio"] is not None:
+                xs.append(x)
+                ys.append(cmp["ratio"])
+            elif cmp["ratio_per_seed"] is not None:
+                ax.scatter(
+                    [x], [cmp["ratio_per_seed"][0]], s=40, facecolors="none", edgecolors=colors[domain]
+                )
+        ax.plot(xs, ys, "o-", color=colors[domain], label=domain)
+    ax.axhline(1.0, color="black", linestyle="--", linewidth=0.8, label="1.0 (no speed-up)")
+    ax.axhline(CLAIM, color="tab:red", linestyle="--", linewidth=0.8, label=f"{CLAIM:g} (published claim)")
+    ax.set_xticks(range(len(LEVELS)), list(LEVELS))
+    ax.set_xlim(-0.5, len(LEVELS) - 0.5)
+    ax.set_ylim(bottom=0)
+    ax.set_xlabel("reasoning length (level)")
+    at = "each level's target" if fraction is None else f"initial + {fraction:g} of the gap to 1.0"
+    ax.set_ylabel(f"steps {ref} / steps {cand}")
+    ax.set_title(f"speed-up at {at} (line: seed means; dots: seeds)", fontsize=10)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def _at(lv: dict[str, Any], fraction: float | None) -> dict[str, Any] | None:
+    """A level's comparison at the file's target (``fraction`` None) or at a profile fraction."""
+    if fraction is None:
+        return lv["at_target"]
+    return next((row for row in lv["profile"] if abs(row["fraction"] - fraction) < 1e-9), None)
