@@ -76,6 +76,8 @@ def run_bench(
         job_extra=lambda job: pass_k_request(bench, job),
         log=log,
         together=lambda a, b: paired(bench, a, b),
+        progress_every_s=bench.progress_every_s,
+        describe=lambda job: describe_progress(bench, job),
     )
     runs_s = time.perf_counter() - t1
     quality = signal_quality_all(bench, warm, log) if bench.signal_quality_samples else {}
@@ -103,6 +105,67 @@ def run_bench(
     if failed:
         log(f"bench {bench.name}: {len(failed)} run(s) failed: {', '.join(failed)} (see their bench.log)")
     return out_dir
+
+
+def describe_progress(bench: BenchFile, job: Job) -> str | None:
+    """A running job's progress line: its training step and its latest evaluation of the task metric."""
+    from botgrpo_bench.runs import run_curves
+
+    points, train = run_curves(job.run_dir)
+    if not points and not train:
+        return None
+    metric = bench.tasks[job.task].metric
+    steps = job.run.get("training", {}).get("steps", "?")
+    step = max([int(r.get("step", 0)) for r in train] or [0])
+    line = f"step {step}/{steps}"
+    if points:
+        at, values = points[-1]
+        if metric in values:
+            line += f", {metric} {values[metric]:.3f} (evaluated at step {at})"
+    return line
+
+
+def side_by_side(bench: BenchFile, run_rows: list[dict[str, Any]], out_dir: Path) -> str:
+    """The closing table on the terminal: per task, each method's steps to target and success (means
+    over the seeds' runs), and where the curves plot and the full summary are."""
+    import statistics
+
+    def mean(values: list[Any], digits: int = 3) -> str:
+        vals = [float(v) for v in values if isinstance(v, (int, float))]
+        return f"{statistics.fmean(vals):.{digits}f}" if vals else "-"
+
+    lines = []
+    for name, task in bench.tasks.items():
+        rows = [r for r in run_rows if r.get("task") == name and r.get("group") in (None, "grid")]
+        if not rows:
+            continue
+        lines += [
+            "",
+            f"{name}: {task.metric}, target {task.target:g} (means over {len(bench.seeds)} seed(s))",
+        ]
+        header = ("method", "steps to target", "initial", "final", "mean over the run", "s/step")
+        table = [header]
+        for method in bench.methods:
+            rs = [r for r in rows if r.get("method") == method and r.get("status") == "ok"]
+            reached = [r["steps_to_target"] for r in rs if r.get("steps_to_target") is not None]
+            steps = f"{mean(reached, 0)} ({len(reached)}/{len(rs)} reached)" if rs else "failed"
+            table.append(
+                (
+                    method,
+                    steps,
+                    mean([r.get("initial") for r in rs]),
+                    mean([r.get("final") for r in rs]),
+                    mean([r.get("curve_mean") for r in rs]),
+                    mean([r.get("s_per_step") for r in rs], 2),
+                )
+            )
+        widths = [max(len(row[i]) for row in table) for i in range(len(header))]
+        lines += ["  " + "  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)) for row in table]
+        plot = out_dir / f"curves_{name}.png"
+        if plot.is_file():
+            lines.append(f"  curves: {plot}")
+    lines += ["", f"full report: {out_dir / 'summary.md'}"]
+    return "\n".join(lines)
 
 
 def pass_k_request(bench: BenchFile, job: Job) -> dict[str, Any]:
@@ -193,4 +256,5 @@ def run_bench_command(args: argparse.Namespace) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     results = [json.loads(line) for line in (out_dir / "runs.jsonl").read_text().splitlines() if line.strip()]
+    print(side_by_side(bench, results, out_dir))
     return 0 if all(r.get("status") == "ok" for r in results) else 1

@@ -132,6 +132,12 @@ class BenchFile(_Strict):
         description="regime benches: the speed-up profile's success levels, as shares of the gap from "
         "the initial success to 1.0",
     )
+    progress_every_s: float = Field(
+        60.0,
+        ge=0,
+        description="every so many seconds a line per running run: its step and latest "
+        "evaluation (0 = only a line per finished run)",
+    )
     run_timeout_s: float = Field(3600.0, gt=0, description="a run over this wall time is killed and reported")
     signal_quality_samples: int = Field(
         100,

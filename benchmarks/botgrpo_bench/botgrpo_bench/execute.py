@@ -145,6 +145,47 @@ def dispatch(units: Sequence[Sequence[int]], parallel: int, fn: Callable[[int], 
         raise errors[0]
 
 
+class _Heartbeat:
+    """Every ``every_s`` seconds, one line per running job (``describe(job)``: its step and metric)."""
+
+    def __init__(
+        self, every_s: float, describe: Callable[[Job], str | None], log: Callable[[str], None]
+    ) -> None:
+        self.every_s, self.describe, self.log = every_s, describe, log
+        self.running: dict[int, Job] = {}
+        self.lock = threading.Lock()
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._beat, daemon=True)
+
+    def __enter__(self) -> _Heartbeat:
+        if self.every_s > 0:
+            self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop.set()
+
+    def started(self, i: int, job: Job) -> None:
+        with self.lock:
+            self.running[i] = job
+
+    def finished(self, i: int) -> None:
+        with self.lock:
+            self.running.pop(i, None)
+
+    def _beat(self) -> None:
+        while not self.stop.wait(self.every_s):
+            with self.lock:
+                jobs = list(self.running.values())
+            for job in jobs:
+                try:
+                    line = self.describe(job)
+                except Exception:  # a progress line must never stop the bench
+                    line = None
+                if line:
+                    self.log(f"  {job.label}: {line}")
+
+
 def execute(
     jobs: Sequence[Job],
     *,
@@ -154,6 +195,8 @@ def execute(
     job_extra: Callable[[Job], dict[str, Any]],
     log: Callable[[str], None] = print,
     together: Callable[[Job, Job], bool] | None = None,
+    progress_every_s: float = 0.0,
+    describe: Callable[[Job], str | None] | None = None,
 ) -> list[dict[str, Any]]:
     """Run the jobs ``parallel`` at a time, each in its own process; returns their results in order.
 
@@ -163,6 +206,8 @@ def execute(
     :param together: ``together(a, b)`` for consecutive jobs that must start at the same moment (the
         candidate and the reference of one seed: their step times are compared, so they share the
         machine with each other rather than with whatever else happens to run).
+    :param progress_every_s: with ``describe``, every so many seconds one line per running job
+        (``describe(job)``, e.g. its step and latest evaluation); 0 = only a line per finished run.
     """
     results: list[dict[str, Any] | None] = [None] * len(jobs)
     todo = []
@@ -180,11 +225,17 @@ def execute(
         log(f"bench: {len(first) - len(todo)} of {len(first)} runs already finished (reused)")
     progress = _Progress(len(todo), log)
 
-    def one(i: int) -> None:
-        results[i] = run_job(jobs[i], threads=threads, timeout_s=timeout_s, extra=job_extra(jobs[i]))
-        progress.done(jobs[i], results[i])
+    with _Heartbeat(progress_every_s if describe else 0.0, describe or (lambda job: None), log) as beat:
 
-    dispatch(start_units(jobs, todo, parallel, together), parallel, one)
+        def one(i: int) -> None:
+            beat.started(i, jobs[i])
+            try:
+                results[i] = run_job(jobs[i], threads=threads, timeout_s=timeout_s, extra=job_extra(jobs[i]))
+            finally:
+                beat.finished(i)
+            progress.done(jobs[i], results[i])
+
+        dispatch(start_units(jobs, todo, parallel, together), parallel, one)
     for i, job in enumerate(jobs):
         if results[i] is None:
             results[i] = results[first[job.run_dir]]
