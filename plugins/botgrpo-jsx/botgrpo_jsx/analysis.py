@@ -17,7 +17,7 @@ from botgrpo_jsx.extract import CodeView, extract_code
 from botgrpo_jsx.params import CommonParams, RulesParams, SyntaxParams
 from botgrpo_jsx.rules import RULES, ExportRequirement, check_rules, export_requirement_from_prompt
 from botgrpo_jsx.spans import Mark, disjoint
-from botgrpo_jsx.syntax import located_cause, syntax_errors, valid_prefix
+from botgrpo_jsx.syntax import located_cause, located_tag, syntax_errors, valid_prefix
 from botgrpo_jsx.treesitter import Parsed, ParseTimeout, parse
 
 
@@ -71,7 +71,8 @@ def syntax_spans(completion: str, params: SyntaxParams) -> list[Span] | SampleEr
         return parsed
     errors = syntax_errors(parsed, params.max_errors)
     if errors:
-        cause = located_cause(parsed, params.parse_timeout_s)
+        # one missing bracket, else one unclosed (or stray closing) tag, whose repair parses
+        cause = located_cause(parsed, params.parse_timeout_s) or located_tag(parsed, params.parse_timeout_s)
         errors = [cause] if cause is not None else errors
     marks = [
         Mark(view.to_completion(e.start), view.to_completion(e.end), params.error_value, e.meta)
@@ -143,6 +144,14 @@ def rule_spans(
     # A syntax error that one bracket explains is jsx.syntax's to report; the tags are not wrong.
     bracket_error = parsed.root.has_error and located_cause(parsed, params.parse_timeout_s) is not None
     violations = check_rules(parsed, enabled, export_requirement(params, prompt, row), bracket_error)
+    if parsed.root.has_error and not bracket_error and "unclosed_tag" in enabled:
+        # A tag whose repair parses explains the error (jsx.syntax blames it too): the stack's other
+        # guesses (after `<p>x</div>`, the page's last `</div>` "closes nothing") are not reported.
+        tag = located_tag(parsed, params.parse_timeout_s)
+        if tag is not None:
+            violations = [
+                v for v in violations if v.rule != "unclosed_tag" or (v.start < tag.end and tag.start < v.end)
+            ]
     marks = [
         Mark(
             view.to_completion(v.start),

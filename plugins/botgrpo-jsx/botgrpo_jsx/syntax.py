@@ -9,20 +9,29 @@ tokens) and ``MISSING`` nodes (a zero-width token it inserted to recover). Each 
 - a ``MISSING`` node at the end of the input ("unexpected end of input"): blaming the last character
   would punish the innocent end of the code, so the span is the opening token of the construct that
   was never closed (the ``{`` of a block, the ``(`` of a call, the ``<div>`` of an element).
+
+When a repair explains every error, its cause replaces these spans: one missing bracket
+(:func:`located_cause`), else one unclosed or stray JSX tag (:func:`located_tag`).
 """
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from botgrpo_core.signals.steps import trim_range
 from botgrpo_jsx.blame import Blame, missing_brackets, token_around
-from botgrpo_jsx.treesitter import Parsed, iter_error_nodes, parses_with_insertion
+from botgrpo_jsx.tags import TagRepair, tag_problems, tag_repairs
+from botgrpo_jsx.treesitter import Parsed, _parse_once, iter_error_nodes, parses_with_insertion
+from botgrpo_jsx.violation import violation
+from botgrpo_jsx.walk import walk
 
 if TYPE_CHECKING:
     from tree_sitter import Node
 
+#: Tag problems (orphan tags) tried as the cause of a parse's errors, each with its few repairs.
+MAX_TAG_PROBLEMS = 3
 #: A span longer than this many characters is cut to its first line (an ERROR can swallow a file).
 _MAX_OPENER_CHARS = 120
 
@@ -126,6 +135,67 @@ def _repair(parsed: Parsed, blame: Blame, deadline_s: float) -> SyntaxError_ | b
         meta = {"error": blame.message, "repair": blame.text, "at": at, "grammar": parsed.grammar}
         return SyntaxError_(start, end, blame.message, meta)
     return False
+
+
+def located_tag(parsed: Parsed, deadline_s: float) -> SyntaxError_ | None:
+    """The unclosed (or stray closing) JSX tag behind a parse's errors, if a repair holds.
+
+    The tag stack of :func:`botgrpo_jsx.tags.tag_problems` names the orphans; each (at most
+    :data:`MAX_TAG_PROBLEMS`) is repaired in turn by :func:`botgrpo_jsx.tags.tag_repairs` and the
+    code parsed again, all within one ``deadline_s``. The first repair that parses without any
+    error is the cause: its span is the orphan tag (the first line of it, as jsx.rules' span).
+    ``None`` when no repair holds or the deadline ran out (keep tree-sitter's own spans).
+    """
+    if "tag_cause" not in parsed.memo:
+        parsed.memo["tag_cause"] = _locate_tag(parsed, deadline_s)
+    return parsed.memo["tag_cause"]
+
+
+def _locate_tag(parsed: Parsed, deadline_s: float) -> SyntaxError_ | None:
+    deadline = time.monotonic() + deadline_s
+    for problem in tag_problems(parsed, walk(parsed).tags)[:MAX_TAG_PROBLEMS]:
+        for repair in tag_repairs(problem):
+            verdict = _parses_with_edit(parsed, repair, deadline)
+            if verdict is None:
+                return None  # over the parse deadline: keep tree-sitter's spans
+            if not verdict:
+                continue
+            tag = problem.tag
+            found = violation(parsed, "unclosed_tag", tag.node, problem.message)
+            start, end = trim_range(parsed.index.text, found.start, found.end)
+            if end <= start:
+                return None
+            name = f"</{tag.name}>" if tag.closing else f"<{tag.name}>"
+            message = f"{name} closes no open tag" if tag.closing else f"{name} is never closed"
+            meta = {"error": message, "repair": repair.description, "grammar": parsed.grammar}
+            return SyntaxError_(start, end, message, meta)
+    return None
+
+
+def _parses_with_edit(parsed: Parsed, repair: TagRepair, deadline: float) -> bool | None:
+    """Whether the code with ``repair`` applied parses without any error (incrementally, as
+    :func:`botgrpo_jsx.treesitter.parses_with_insertion`); ``None`` past ``deadline`` (monotonic)."""
+    if time.monotonic() > deadline:
+        return None
+    old = parsed.source
+    new = old[: repair.start] + repair.text + old[repair.end :]
+    new_end = repair.start + len(repair.text)
+    tree = parsed.tree.copy()
+    tree.edit(
+        start_byte=repair.start,
+        old_end_byte=repair.end,
+        new_end_byte=new_end,
+        start_point=_point(old, repair.start),
+        old_end_point=_point(old, repair.end),
+        new_end_point=_point(new, new_end),
+    )
+    fixed = _parse_once(parsed.grammar, new, deadline, tree)
+    return None if fixed is None else not fixed.root_node.has_error
+
+
+def _point(source: bytes, byte: int) -> tuple[int, int]:
+    """(row, byte column) of ``byte`` in ``source``."""
+    return source.count(b"\n", 0, byte), byte - (source.rfind(b"\n", 0, byte) + 1)
 
 
 def _missing_error(parsed: Parsed, node: Node) -> SyntaxError_:

@@ -82,12 +82,17 @@ class Call:
 
 @dataclass(frozen=True)
 class Tag:
-    """A JSX opening or closing tag; ``indent`` is its line's indentation when it starts the line."""
+    """A JSX opening or closing tag; ``indent`` is its line's indentation when it starts the line.
+
+    ``element``: the start byte of the ``jsx_element`` tree-sitter put it in (an opening and a
+    closing tag with the same one are tree-sitter's pair), ``None`` when it is in none.
+    """
 
     node: Node
     closing: bool
     name: str
     indent: int | None
+    element: int | None = None
 
 
 @dataclass
@@ -114,7 +119,16 @@ class _Frame:
 
 
 def walk(parsed: Parsed) -> Facts:
-    """Visit every node of ``parsed`` once (iteratively: no recursion limit) and collect :class:`Facts`."""
+    """Visit every node of ``parsed`` once (iteratively: no recursion limit) and collect :class:`Facts`.
+
+    Kept in ``parsed.memo``: jsx.rules and jsx.syntax's tag blame read the same facts of one parse.
+    """
+    if "facts" not in parsed.memo:
+        parsed.memo["facts"] = _walk(parsed)
+    return parsed.memo["facts"]
+
+
+def _walk(parsed: Parsed) -> Facts:
     facts = Facts()
     cursor = parsed.root.walk()
     frames: list[_Frame] = []
@@ -157,9 +171,9 @@ def _enter(parsed: Parsed, node: Node, field_name: str | None, frames: list[_Fra
     elif kind in ("jsx_opening_element", "jsx_self_closing_element"):
         facts.elements.append((node, broken))
         if kind == "jsx_opening_element":
-            facts.tags.append(_tag(parsed, node, closing=False))
+            facts.tags.append(_tag(parsed, node, False, parent))
     elif kind == "jsx_closing_element":
-        facts.tags.append(_tag(parsed, node, closing=True))
+        facts.tags.append(_tag(parsed, node, True, parent))
     elif kind == "export_statement" and parent is not None and parent.type == "program":
         facts.exports.append(node)
     elif (
@@ -229,11 +243,12 @@ def _function_name(parsed: Parsed, fn: Node, ancestors: list[_Frame]) -> tuple[s
     return None, False
 
 
-def _tag(parsed: Parsed, node: Node, closing: bool) -> Tag:
+def _tag(parsed: Parsed, node: Node, closing: bool, parent: _Frame | None) -> Tag:
     name_node = node.child_by_field_name("name")
     name = parsed.text(name_node) if name_node is not None else ""
     start = node.start_byte
     line_start = parsed.source.rfind(b"\n", max(0, start - _MAX_INDENT), start) + 1
     lead = parsed.source[line_start:start]
     indent = len(lead) if (line_start > 0 or start < _MAX_INDENT) and not lead.strip() else None
-    return Tag(node, closing, name, indent)
+    element = parent.node.start_byte if parent is not None and parent.type == "jsx_element" else None
+    return Tag(node, closing, name, indent, element)

@@ -131,3 +131,25 @@ def test_weights_switch_rules_off_and_set_values() -> None:
     code = "const L = ({xs}) => <ul class='a'>{xs.map(x => <li>{x}</li>)}</ul>;"
     (result,) = make_rules(params).score([Sample("", code)])
     assert [(code[s.start : s.end], s.value) for s in result] == [("<li>", -2.5)]
+
+
+def test_a_closing_tag_of_another_name_blames_the_tag_it_closes_only() -> None:
+    # tree-sitter parses `<p>x</div>` (it does not compare names): its pair is the one to blame; the
+    # name stack would also call the page's last `</div>` a stray
+    code = "const A = ({show, x}) => <div>\n  {show ? <p>{x}</div> : null}\n</div>;\n"
+    assert violations(code) == [("unclosed_tag", "<p>")]
+
+
+def test_an_unclosed_tag_gets_the_same_span_from_rules_and_syntax() -> None:
+    from botgrpo_jsx.params import SyntaxParams
+    from botgrpo_jsx.plugin import make_syntax
+
+    # a repair (delete `<h2>`) parses: the rules keep only the tag that jsx.syntax blames too
+    code = (
+        "export function P({a, b, show}) {\n  return <div>\n"
+        '    <div className="x"><h2>{a}<p>{b}</p></div>\n    {show ? <p>{a}</p> : null}\n  </div>;\n}\n'
+    )
+    (rules,) = make_rules(INLINE).score([Sample("", code)])
+    (syntax,) = make_syntax(SyntaxParams(workers=0)).score([Sample("", code)])
+    assert [(s.start, s.end) for s in rules] == [(s.start, s.end) for s in syntax] == [(72, 76)]
+    assert code[72:76] == "<h2>"

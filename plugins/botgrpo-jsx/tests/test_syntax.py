@@ -87,3 +87,62 @@ def test_esprima_backend_reports_str_index() -> None:
     # esprima (ES2017) rejects optional chaining: the documented limitation, not a crash.
     (span,) = spans("const a = b?.c;", SyntaxParams(workers=0, parser="esprima"))
     assert span.value == -1.0
+
+
+PAGE = (
+    "export default function TeamPage({items, show, title, text, name}) {\n"
+    "  const [n, setN] = useState(7);\n"
+    "  return <div>\n"
+    "    <ul>{items.map(x => <li key={x.id}>{x.city}</li>)}</ul>\n"
+    "    {show ? <p>{title}</p> : null}\n"
+    '    <div className="team"><h2>{text}<p>{name}</p></div>\n'
+    "    <button onClick={() => setN(n + 1)}>{n}</button>\n"
+    "  </div>;\n"
+    "}\n"
+)
+
+
+def test_an_unclosed_tag_is_blamed_on_the_tag_not_the_element_around_it() -> None:
+    # tree-sitter's ERROR covered the whole `<div>` (104-330) and the `<h2>`'s line; the tag stack
+    # says `</div>` closes the `<div className>` around the `<h2>`, and deleting `<h2>` parses
+    (span,) = spans(PAGE)
+    assert (span.start, span.end) == (238, 242) and PAGE[238:242] == "<h2>"
+    assert span.meta == {"error": "<h2> is never closed", "repair": "delete <h2>", "grammar": "tsx"}
+    # a lost closing tag of a fragment (`<>`): the `<>`; in a fenced completion, completion offsets
+    code = PAGE.replace("<h2>{text}<p>{name}</p>", "<><b>{text}</b><i>{name}</i>")
+    completion = "Here:\n```jsx\n" + code + "```\n"
+    (span,) = spans(completion)
+    assert completion[span.start : span.end] == "<>" and span.start == len("Here:\n```jsx\n") + 238
+    # a stray closing tag: deleting it is the repair
+    code = "const A = () => <div>x</p></div>;\n"
+    (span,) = spans(code)
+    assert (span.start, span.end) == (22, 26) and span.meta["repair"] == "delete </p>"
+
+
+def test_tree_sitter_spans_stay_where_no_tag_repair_holds() -> None:
+    from botgrpo_jsx.syntax import syntax_errors
+    from botgrpo_jsx.treesitter import parse
+
+    def raw(code: str) -> list[tuple[int, int]]:
+        return sorted((e.start, e.end) for e in syntax_errors(parse(code, 1.0)))
+
+    # two tags never closed: no single repair parses
+    code = "export function Page({a, b}) {\n  return <div>\n    <h2>{a}\n    <p>{b}\n  </div>;\n}\n"
+    assert [(s.start, s.end) for s in spans(code)] == raw(code) == [(33, 78)]
+    # deleting `<b>` leaves `{a.label}` as an object literal, and where `</b>` goes the stack cannot say
+    code = "export function Page({a}) {\n  const v = {label: <b>{a.label},\n  };\n  return <T v={v} />;\n}\n"
+    result = spans(code)
+    assert not any("repair" in s.meta for s in result)
+    assert raw(code) == [(26, 27), (41, 88), (64, 75)]  # made disjoint: the nested ERROR splits the outer
+    assert [(s.start, s.end) for s in result] == [(26, 27), (41, 64), (64, 75), (75, 88)]
+
+
+def test_a_single_line_error_that_is_not_a_tag_keeps_its_span() -> None:
+    # balanced tags: nothing for the tag stack to blame, tree-sitter's span stays as it was
+    code = "export const A = () => <div>{a +}</div>;"
+    (span,) = spans(code)
+    assert (span.start, span.end) == (31, 33) and "repair" not in span.meta
+    # a missing bracket on one line is still the bracket blame's (tags are not tried)
+    code = "const x = [1, 2].map(i => <li>{i}</li>;\nexport default x;\n"
+    (span,) = spans(code)
+    assert span.meta["repair"] == ")"
