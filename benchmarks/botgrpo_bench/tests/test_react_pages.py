@@ -87,3 +87,31 @@ def test_section_keys_round_trip() -> None:
     assert page.key == "page Todo: list title; state 3"
     assert PageSpec.parse(page.key, True) == page
     assert page.prompt == "S: export page Todo: list title; state 3\n"
+
+
+def test_local_signals_blame_the_broken_section_only() -> None:
+    """On a five-section page, every section error's jsx.syntax and jsx.rules spans fall on that section's
+    line (a state section: also its hook line and the props line), never on another section: the local
+    credit the length axis is about."""
+    from botgrpo_core.signals import Sample
+    from botgrpo_jsx.params import RulesParams, SyntaxParams
+    from botgrpo_jsx.scorers import RulesScorer, SyntaxScorer
+
+    task = ReactTask(ReactParams(sections=(5, 5)))
+    rules, syntax = RulesScorer(RulesParams(workers=0)), SyntaxScorer(SyntaxParams(workers=0))
+    for row in task.train_rows(4, seed=7):
+        spec = task.parse_row(row)
+        hooks = sum(x.kind == "state" for x in spec.sections)
+        cases = [(i, e) for i, s in enumerate(spec.sections) for e in SECTION_ERRORS[s.kind]]
+        codes = [render_page(spec, {i: e.lstrip("*")}) for i, e in cases]
+        samples = [Sample(prompt=row["prompt"], completion=c, row=dict(row)) for c in codes]
+        for (i, error), code, r, s in zip(
+            cases, codes, rules.score(samples), syntax.score(samples), strict=True
+        ):
+            spans = list(r) + list(s)
+            assert spans, (error, code)
+            allowed = {3 + hooks + i}  # after the header, the hook line(s) and `return <div>`
+            if spec.sections[i].kind == "state":
+                allowed |= {1, 2}
+            lines = {code.count("\n", 0, span.start) + 1 for span in spans}
+            assert lines <= allowed, (error, lines, code)
