@@ -1,4 +1,5 @@
-# botgrpo: `make demo` runs the embedded BoT-GRPO training demo on CPU; `make test` runs every suite.
+# botgrpo: `make demo` trains BoT-GRPO and GRPO side by side on CPU from one warm start; `make test` runs
+# every suite.
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
@@ -6,8 +7,8 @@ STAMP  := $(VENV)/.botgrpo-installed
 PLUGIN_DIRS := $(sort $(dir $(wildcard plugins/*/pyproject.toml)))
 # Each plugin installs with its own `test` extra when it declares one.
 PLUGIN_REQS := $(foreach p,$(PLUGIN_DIRS),-e $(p:%/=%)[test])
-# The benchmark harness (`botgrpo bench`, the react task) is a plugin of its own; the core and `make demo`
-# work without it.
+# The benchmark harness (`botgrpo bench`, the react task) is a plugin of its own; the core works without it,
+# `make demo` runs it (the regime bench's --quick: one level, BoT-GRPO against GRPO, one seed).
 BENCH_DIR := benchmarks/botgrpo_bench
 
 export HF_HUB_OFFLINE := 1
@@ -48,7 +49,7 @@ test: lint
 	$(BIN)/python -m pytest -q -p no:cacheprovider
 
 demo: install
-	$(BIN)/botgrpo train examples/quickstart.yaml --overwrite  # the demo owns runs/quickstart
+	$(BIN)/botgrpo bench benchmarks/bench_regimes.yaml --quick --output runs/demo
 
 docs: install
 	$(BIN)/python scripts/gen_config_docs.py
