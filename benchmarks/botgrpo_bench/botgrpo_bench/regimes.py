@@ -363,7 +363,7 @@ def _ratio_cell(cmp: dict[str, Any]) -> str:
         spread = f" (per seed {per[1]:.2f}-{per[2]:.2f})" if per and per[3] > 1 and per[1] != per[2] else ""
         return f"**{cmp['ratio']:.2f}**{spread}"
     if per is not None:
-        lo_hi = f" {per[1]:.2f}-{per[2]:.2f}" if per[3] > 1 else ""
+        lo_hi = f" ({per[1]:.2f}-{per[2]:.2f})" if per[3] > 1 and per[1] != per[2] else ""
         return f"n/a; per seed {per[0]:.2f}{lo_hi} ({per[3]} of {cmp['paired']} seeds)"
     return "n/a"
 
