@@ -151,10 +151,24 @@ def write_doc(
         for png in results_dir.glob("*.png"):
             shutil.copy2(png, assets / png.name)
             text = text.replace(f"]({png.name})", f"]({doc.stem}/{results_dir.name}/{png.name})")
+        if regimes is not None:  # the combined section above has every folder's levels: one home
+            text = _without_section(text, "## Regimes")
         text = "\n".join("#" + line if line.startswith("#") else line for line in text.splitlines())
         parts.append(text.rstrip() + "\n")
     doc.write_text("\n".join(parts), encoding="utf-8")
     return doc
+
+
+def _without_section(text: str, heading: str) -> str:
+    """``text`` without the ``## ...`` section whose heading starts with ``heading`` (up to the next ``## ``)."""
+    lines = text.splitlines()
+    out, skipping = [], False
+    for line in lines:
+        if line.startswith("## "):
+            skipping = line.startswith(heading)
+        if not skipping:
+            out.append(line)
+    return "\n".join(out) + "\n"
 
 
 def main(argv: Sequence[str] | None = None) -> int:

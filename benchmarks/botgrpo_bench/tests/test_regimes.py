@@ -374,5 +374,6 @@ def test_write_report_and_docs_page(tmp_path: Path) -> None:
     assert text.index("# Results") < text.index("## Regimes") < text.index("## Bench `regimes`")
     assert "](results/regimes_speedup.png)" in text and "](results/regimes/curves_math-short.png)" in text
     assert "| react | long |" in text and (doc.parent / "results" / "regimes_speedup.png").is_file()
+    assert text.count("Regimes: speed-up by reasoning length") == 1  # the folders' own copies are left out
     with pytest.raises(SystemExit):
         main([*args, str(react / "none")])
