@@ -78,7 +78,7 @@ def _curves(plt: Any, bench: BenchFile, task_name: str, eval_rows: Rows, colors:
     ax.axhline(task.target, color="black", linestyle="--", linewidth=0.8, label=f"target {task.target:g}")
     ax.set_xlabel("training step")
     ax.set_ylabel(task.metric)
-    ax.set_title(f"{task_name}: held-out {task.metric} (mean, min-max band over seeds)")
+    ax.set_title(f"{task_name}: held-out {task.metric}\n(mean, min-max band over seeds)", fontsize=10)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8, ncol=2)
     _save(plt, fig, path)
