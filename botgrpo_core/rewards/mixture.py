@@ -192,8 +192,16 @@ class RewardMixture:
         valid = torch.ones(B, dtype=torch.bool)
         outcomes: dict[str, SignalOutcome] = {}
         own_metrics: dict[str, float] = {}  # the scorers' own metrics()
+        # Signals that can start work in the background (an esbuild process, a remote judge) start it
+        # first and are scored last, so their wait overlaps the others' scoring; the mix below stays in
+        # config order either way.
+        started = [runner.prefetch(samples) for runner in self.runners]
+        order = [r for r, s in zip(self.runners, started) if not s] + [
+            r for r, s in zip(self.runners, started) if s
+        ]
+        scored = {id(runner): _score_signal(runner, samples, mask, offsets, text_lengths) for runner in order}
         for runner in self.runners:
-            signal = _score_signal(runner, samples, mask, offsets, text_lengths)
+            signal = scored[id(runner)]
             if runner.config.on_error == "nan":
                 valid &= ~torch.tensor(signal.failed, dtype=torch.bool)
             if signal.kind == "global":

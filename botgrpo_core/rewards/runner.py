@@ -67,6 +67,7 @@ class _SignalRunner:
         self._cache_size = config.cache_size
         self._params_key = params.model_dump_json()
         self._metrics_warned = False
+        self._prefetch_warned = False
 
     # scorer construction is lazy: heavy plugins load their models on first use
     def _score_raw(self, samples: list[Sample]) -> list[Any]:
@@ -122,24 +123,10 @@ class _SignalRunner:
         With caching on, identical samples are scored once, whether seen in an earlier batch or
         repeated within this one (GRPO groups often repeat short completions).
         """
-        results: list[Any] = [None] * len(samples)
-        cached = [False] * len(samples)
         if not self.config.cache:
             raw = self._score_raw(list(samples))
-            return [self._check(r, s) for r, s in zip(raw, samples)], cached
-        first_of: dict[tuple[str, str, str], int] = {}  # key -> index of its first sample in this batch
-        copies: list[tuple[int, int]] = []  # (sample index, index it copies)
-        for i, sample in enumerate(samples):
-            key = self._key(sample)
-            if key in self._cache:
-                self._cache.move_to_end(key)
-                results[i] = self._cache[key]
-                cached[i] = True
-            elif key in first_of:
-                copies.append((i, first_of[key]))
-                cached[i] = True
-            else:
-                first_of[key] = i
+            return [self._check(r, s) for r, s in zip(raw, samples)], [False] * len(samples)
+        results, cached, first_of, copies = self._plan(samples)
         if first_of:
             todo = list(first_of.values())
             raw = self._score_raw([samples[i] for i in todo])
@@ -153,6 +140,62 @@ class _SignalRunner:
         for i, source in copies:
             results[i] = results[source]
         return results, cached
+
+    def _plan(
+        self, samples: Sequence[Sample]
+    ) -> tuple[list[Any], list[bool], dict[tuple[str, str, str], int], list[tuple[int, int]]]:
+        """The cached results, which samples are served by the cache, the first sample of each key still
+        to score (key -> index) and the repeats of those (sample index, index it copies)."""
+        results: list[Any] = [None] * len(samples)
+        cached = [False] * len(samples)
+        first_of: dict[tuple[str, str, str], int] = {}
+        copies: list[tuple[int, int]] = []
+        for i, sample in enumerate(samples):
+            key = self._key(sample)
+            if key in self._cache:
+                self._cache.move_to_end(key)
+                results[i] = self._cache[key]
+                cached[i] = True
+            elif key in first_of:
+                copies.append((i, first_of[key]))
+                cached[i] = True
+            else:
+                first_of[key] = i
+        return results, cached, first_of, copies
+
+    def prefetch(self, samples: Sequence[Sample]) -> bool:
+        """Let an in-process scorer with a ``prefetch`` method (:class:`~botgrpo_core.signals.PrefetchingScorer`)
+        start work in the background on exactly the samples :meth:`score` will then pass it (the same
+        batch, less the cached and repeated ones). ``True`` when it started; a prefetch that raises is
+        ignored (with one warning): :meth:`score` then scores the batch as usual."""
+        workers, _, _ = self.config.core_pool()
+        if workers > 0 and not self.spec.own_pool:
+            return False  # the core's own pool already runs the scorer beside this process
+        if self._scorer is None:
+            self._scorer = self.spec.make_scorer(self.params)
+        start = getattr(self._scorer, "prefetch", None)
+        if not callable(start):
+            return False
+        if self.config.cache:
+            _, _, first_of, _ = self._plan(samples)
+            todo = [samples[i] for i in first_of.values()]
+        else:
+            todo = list(samples)
+        if not todo:
+            return False
+        try:
+            start(todo)
+        except Exception as exc:
+            if not self._prefetch_warned:
+                self._prefetch_warned = True
+                warnings.warn(
+                    f"signal {self.spec.name!r} (plugin {self.registered.distribution}): prefetch() raised "
+                    f"{type(exc).__name__}: {exc}; its batches are scored without it",
+                    RuntimeWarning,
+                    stacklevel=2,
+                )
+            return False
+        return True
 
     def _check(self, result: Any, sample: Sample) -> Any:
         """Validate a result against the signal's kind and bounds; a bad one becomes a SampleError."""

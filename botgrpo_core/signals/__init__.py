@@ -132,6 +132,23 @@ class Scorer(Protocol):
         ...
 
 
+class PrefetchingScorer(Scorer, Protocol):
+    """A scorer that can start a batch in the background (its work waits on another process or a server).
+
+    Before it scores a batch, the mixture calls ``prefetch`` on every in-process scorer that has it, with
+    exactly the samples it will then pass to ``score`` (the batch less what the result cache serves), and
+    scores those signals after the others, so their wait overlaps the others' work. ``score`` must still
+    return the right results for any batch: for another batch than the prefetched one it scores that
+    batch itself (after finishing or dropping the background work). A ``prefetch`` that raises is ignored.
+
+    .. versionadded:: 0.1
+    """
+
+    def prefetch(self, samples: Sequence[Sample]) -> None:
+        """Start scoring ``samples`` in the background and return at once."""
+        ...
+
+
 class NoParams(BaseModel):
     """Parameters model for a signal that takes none."""
 
