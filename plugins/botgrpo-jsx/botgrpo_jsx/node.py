@@ -53,7 +53,7 @@ class NodeWorker:
         modules: Path,
         timeout_s: float = 5.0,
         max_old_space_mb: int = 1024,
-        window: int = 8,
+        window: int = 32,
         warm_up: dict[str, Any] | None = None,
         warm_up_s: float = 120.0,
     ) -> None:

@@ -8,6 +8,7 @@ through one persistent :class:`~botgrpo_jsx.node.NodeWorker`.
 from __future__ import annotations
 
 import logging
+import threading
 from collections import Counter
 from collections.abc import Sequence
 from typing import Any
@@ -91,6 +92,8 @@ class CompilesScorer:
                 )
         self.backend = params.backend
         self.fallback_reason: str | None = None
+        #: the batch compiling in the background: (its completions, the thread, its result or error)
+        self._prefetched: tuple[list[str], threading.Thread, dict[str, Any]] | None = None
         if params.backend == "auto":
             self.backend = "esbuild" if reason is None else "tree-sitter"
             if reason is not None:
@@ -105,6 +108,7 @@ class CompilesScorer:
         return out
 
     def close(self) -> None:
+        self._take_prefetched(None)
         if self._worker is not None:
             self._worker.close()
             self._worker = None
@@ -114,9 +118,43 @@ class CompilesScorer:
         if self.backend in ("tree-sitter", "esprima"):
             kind = "valid" if self.backend == "tree-sitter" else "esprima"
             results = run_tasks([(kind, self.params, s.completion, "", {}) for s in samples], self.params)
-            self._count(results)
-            return results
-        return self._score_node(samples)
+        else:
+            prefetched = self._take_prefetched(samples)
+            results = prefetched if prefetched is not None else self._score_node(samples)
+        self._count(results)
+        return results
+
+    def prefetch(self, samples: Sequence[Sample]) -> None:
+        """Start compiling ``samples`` on a thread: esbuild runs in the Node process (on another core)
+        while the mixture scores the other signals; :meth:`score` of the same batch then collects it.
+        Only the esbuild backend waits on another process; the tree-sitter ones do nothing here."""
+        if self.backend != "esbuild":
+            return
+        self._take_prefetched(None)  # one batch at a time: the Node worker serves one caller
+        holder: dict[str, Any] = {}
+
+        def compile_batch() -> None:
+            try:
+                holder["results"] = self._score_node(samples)
+            except BaseException as exc:  # re-raised by score() in the caller's thread
+                holder["error"] = exc
+
+        thread = threading.Thread(target=compile_batch, name="jsx.compiles prefetch", daemon=True)
+        self._prefetched = ([s.completion for s in samples], thread, holder)
+        thread.start()
+
+    def _take_prefetched(self, samples: Sequence[Sample] | None) -> list[float | SampleError] | None:
+        """Wait for the background batch; its results when it was ``samples``' (else ``None``: score anew)."""
+        if self._prefetched is None:
+            return None
+        batch, thread, holder = self._prefetched
+        self._prefetched = None
+        thread.join()
+        if samples is None or batch != [s.completion for s in samples]:
+            return None
+        if "error" in holder:
+            raise holder["error"]
+        return holder["results"]
 
     def _count(self, results: Sequence[Any]) -> None:
         for r in results:
@@ -193,7 +231,6 @@ class CompilesScorer:
             loader_of = self._strict(todo, loader_of, results)
         for i in loader_of:
             results[i] = 1.0
-        self._count(results)
         return results
 
     def _strict(
@@ -240,6 +277,7 @@ class CompilesScorer:
         """Explain one completion's outcome: the errors (completion ``str`` offsets) each backend gave."""
         from botgrpo_jsx.offsets import TextIndex
 
+        self._take_prefetched(None)
         (view,) = self._views([Sample(prompt="", completion=completion)])
         if view is None:
             return {"compiles": False, "errors": [{"message": "no code to compile"}]}

@@ -20,6 +20,24 @@ def test_esbuild_verdicts(need_node: None) -> None:
     assert scorer.metrics()["jsx.compiles/fallback"] == 0.0
 
 
+def test_prefetched_batches_compile_on_a_thread_and_give_the_same_verdicts(need_node: None) -> None:
+    """The mixture's prefetch: esbuild works while other signals score; score() collects that batch,
+    scores any other batch itself, and the counters count each scored batch once."""
+    scorer = make_compiles(CompilesParams())
+    batch = [Sample("", t) for t in (GOOD, BAD, "```css\n.a{}\n```", GOOD.replace("A", "B"))]
+    scorer.prefetch(batch)
+    assert scorer.score(batch) == [1.0, 0.0, 0.0, 1.0]
+    other = [Sample("", BAD), Sample("", GOOD)]
+    scorer.prefetch(batch)  # not the batch score() then gets: dropped, and `other` compiled anew
+    assert scorer.score(other) == [0.0, 1.0]
+    metrics = scorer.metrics()
+    assert (metrics["jsx.compiles/compiled"], metrics["jsx.compiles/failed"]) == (3.0, 3.0)
+    scorer.prefetch(other)
+    scorer.close()  # waits for the thread before it stops the Node worker
+    assert scorer.score(other) == [0.0, 1.0]  # a closed scorer starts a new worker on demand
+    scorer.close()
+
+
 def test_esbuild_error_position_maps_to_completion_chars(need_node: None) -> None:
     completion = "Code für dich 🎉:\n```jsx\nconst ü = '日本'; const b = (;\n```"
     errors = make_compiles(CompilesParams()).diagnose(completion)["errors"]
