@@ -7,6 +7,7 @@ sample's result: spans for the local signals, a float for tree-sitter validity, 
 
 from __future__ import annotations
 
+import functools
 from collections import OrderedDict
 from collections.abc import Mapping
 from typing import Any
@@ -21,8 +22,14 @@ from botgrpo_jsx.syntax import located_cause, located_tag, syntax_errors, valid_
 from botgrpo_jsx.treesitter import Parsed, ParseTimeout, parse
 
 
+@functools.lru_cache(maxsize=1024)
+def _view(completion: str, languages: tuple[str, ...], block: str) -> CodeView | None:
+    """The extracted code (jsx.syntax and jsx.rules on the same completion extract it once)."""
+    return extract_code(completion, languages, block)  # type: ignore[arg-type]
+
+
 def _extract(completion: str, params: CommonParams) -> CodeView | SampleError | None:
-    view = extract_code(completion, tuple(params.languages), params.block)
+    view = _view(completion, tuple(params.languages), params.block)
     if view is not None and len(view.code) > params.max_chars:
         return SampleError(
             f"extracted code has {len(view.code)} characters, over max_chars={params.max_chars} "

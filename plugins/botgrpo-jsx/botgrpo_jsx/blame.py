@@ -20,19 +20,16 @@ from __future__ import annotations
 
 import functools
 import re
+from collections import Counter
 from dataclasses import dataclass
 
 import numpy as np
 
-from botgrpo_jsx.treesitter import Parsed, iter_error_nodes
+from botgrpo_jsx.treesitter import Grammar, Parsed, iter_error_nodes, kind_tables
 
 PAIRS = {"{": "}", "(": ")", "[": "]", "${": "}"}
 _CLOSERS = {"}": "{", ")": "(", "]": "["}
-_SKIP = frozenset({"comment", "html_comment"})
 _SLACK = 1
-#: Nodes taken as one token (a bracket inside is text, and no repair goes inside them).
-_ATOMIC = frozenset({"string", "regex", "jsx_text", "number"})
-_WHOLE = _ATOMIC | _SKIP  # not walked into
 
 
 #: Insertion points tried per blame (each costs one parse of the repaired code).
@@ -52,7 +49,8 @@ class _Tokens:
     """The leaves of a tree (byte ranges and types) with their lines and indentation."""
 
     def __init__(self, parsed: Parsed) -> None:
-        starts, ends, kinds = [], [], []
+        starts, ends, ids = [], [], []
+        names, whole, skip = kind_tables(parsed.grammar)
         cursor = parsed.root.walk()
         first_child, next_sibling, parent = (
             cursor.goto_first_child,
@@ -61,21 +59,25 @@ class _Tokens:
         )
         while True:
             node = cursor.node
-            kind = node.type
-            if kind not in _WHOLE and first_child():
+            kind = node.kind_id  # an int: cheaper than building each node's type string
+            if kind not in whole and first_child():
                 continue  # an inner node: its leaves follow
-            if kind not in _SKIP:
+            if kind not in skip:
                 start, end = node.start_byte, node.end_byte
                 if end > start:  # MISSING nodes (inserted by error recovery) are empty
                     starts.append(start)
                     ends.append(end)
-                    kinds.append(kind)
+                    ids.append(kind)
             while not next_sibling():
                 if not parent():
                     break
             else:
                 continue
             break
+        kinds = [names.get(k, "ERROR") for k in ids]  # a leaf ERROR has the one id outside the table
+        self._ids = np.asarray(ids, dtype=np.int64)
+        self._grammar = parsed.grammar
+        self._brackets: dict[str, tuple[list[int], list[int]]] = {}
         errors = iter_error_nodes(parsed.root, 1)
         self.error_at: int | None = errors[0].start_byte if errors else None
         self.source = parsed.source
@@ -104,6 +106,14 @@ class _Tokens:
         prev = _next_no_deeper(self.indents[::-1])[::-1]
         return np.where(prev >= 0, len(self.indents) - 1 - prev, -1)
 
+    def brackets(self, opener: str) -> tuple[list[int], list[int]]:
+        """The tokens of ``opener``'s kind (``${`` counts as ``{``) and their steps (+1 opener, -1 closer)."""
+        if opener not in self._brackets:
+            kind_of, step_of = _bracket_tables(self._grammar)
+            at = np.flatnonzero(kind_of[self._ids] == _KINDS.index(opener))
+            self._brackets[opener] = (at.tolist(), step_of[self._ids[at]].tolist())
+        return self._brackets[opener]
+
     def block_end(self, row: int) -> int | None:
         """The first row after ``row`` indented no deeper (where a block opened on ``row`` ends)."""
         nxt = int(self.next_le[row])
@@ -113,6 +123,23 @@ class _Tokens:
         """The last row before ``row`` indented no deeper (where a block ending on ``row`` opens)."""
         prev = int(self.prev_le[row])
         return prev if prev >= 0 else None
+
+
+_KINDS = ("{", "(", "[")
+
+
+@functools.cache
+def _bracket_tables(grammar: Grammar) -> tuple[np.ndarray, np.ndarray]:
+    """Per node kind id: which bracket kind it is (an index of ``_KINDS``, -1 for none), and its step."""
+    names, _, _ = kind_tables(grammar)
+    kind_of = np.full(1 << 16, -1, dtype=np.int8)
+    step_of = np.zeros(1 << 16, dtype=np.int8)
+    for i, name in names.items():
+        if name in PAIRS:
+            kind_of[i], step_of[i] = _KINDS.index("{" if name == "${" else name), 1
+        elif name in _CLOSERS:
+            kind_of[i], step_of[i] = _KINDS.index(_CLOSERS[name]), -1
+    return kind_of, step_of
 
 
 def _next_no_deeper(indents: np.ndarray) -> np.ndarray:
@@ -140,13 +167,9 @@ def missing_brackets(parsed: Parsed) -> list[Blame]:
     repair decides.
     """
     tokens = _Tokens(parsed)
-    counts: dict[str, int] = {}
-    for kind in tokens.kinds:
-        if kind in PAIRS:
-            opener = "{" if kind == "${" else kind
-            counts[opener] = counts.get(opener, 0) + 1
-        elif kind in _CLOSERS:
-            counts[_CLOSERS[kind]] = counts.get(_CLOSERS[kind], 0) - 1
+    seen = Counter(tokens.kinds)
+    counts = {opener: seen[opener] - seen[PAIRS[opener]] for opener in ("{", "(", "[")}
+    counts["{"] += seen["${"]
     unbalanced = [k for k in ("{", "(", "[") if counts.get(k, 0) != 0]
     if len(unbalanced) > 1:
         unbalanced = [k for k in unbalanced if abs(counts[k]) == 1]
@@ -176,7 +199,31 @@ def _kind_blame(tokens: _Tokens, opener: str, forward: bool) -> Blame | None:
     # an empty pair (`f()` from `f)`) is rarely what was meant: right next to an orphan goes last
     beside = {int(tokens.ends[o]) if forward else int(tokens.starts[o]) for o in orphans}
     positions = [p for p in positions if p not in beside] + [p for p in positions if p in beside]
-    return _blame(positions, found.text, found.message, limit=MAX_CANDIDATES)
+    blame = _blame(positions, found.text, found.message, limit=MAX_CANDIDATES)
+    return Blame(_nesting_fits(tokens, opener, forward, blame.positions), blame.text, blame.message)
+
+
+def _nesting_fits(tokens: _Tokens, opener: str, forward: bool, positions: tuple[int, ...]) -> tuple[int, ...]:
+    """The positions where the inserted bracket keeps its kind's nesting depth from going negative.
+
+    A closer inserted at ``p`` must close something (depth >= 1 just before ``p``) and leave every
+    later closer something to close (depth >= 1 after each bracket past ``p``, counted without it);
+    an opener at ``p`` must leave every later depth >= -1. Any other place leaves a closer that closes
+    nothing, so its reparse cannot be clean: those are not parsed (about 1 repair in 5 on broken code).
+    """
+    if not positions:
+        return positions
+    ours, steps = tokens.brackets(opener)
+    if not ours:
+        return positions
+    starts = tokens.starts[ours]
+    depth = np.cumsum(np.asarray(steps, dtype=np.int64))  # after each bracket of the kind
+    after_min = np.minimum.accumulate(depth[::-1])[::-1]  # the least depth from each bracket on
+    k = np.searchsorted(starts, np.asarray(positions, dtype=np.int64), side="left")  # brackets before p
+    before = np.where(k > 0, depth[np.maximum(k - 1, 0)], 0)
+    later = np.where(k < len(depth), after_min[np.minimum(k, len(depth) - 1)], np.iinfo(np.int64).max)
+    fits = (before >= 1) & (later >= 1) if forward else later >= -1
+    return tuple(p for p, ok in zip(positions, fits.tolist()) if ok)
 
 
 def token_around(tokens_parsed: Parsed, position: int) -> tuple[int, int]:
@@ -193,14 +240,6 @@ def token_around(tokens_parsed: Parsed, position: int) -> tuple[int, int]:
     return min(start, position), max(end, position)
 
 
-def _step(tokens: _Tokens, i: int, opener: str) -> int:
-    """+1 for an opener of this kind, -1 for its closer, 0 otherwise."""
-    kind = tokens.kinds[i]
-    if kind == opener or (opener == "{" and kind == "${"):
-        return 1
-    return -1 if kind == PAIRS[opener] else 0
-
-
 def _orphans(tokens: _Tokens, opener: str, forward: bool, limit: int = 3) -> list[int]:
     """Match one bracket kind (forwards: from openers; backwards: from closers); likely orphans.
 
@@ -210,10 +249,9 @@ def _orphans(tokens: _Tokens, opener: str, forward: bool, limit: int = 3) -> lis
     stack: list[int] = []
     misplaced: list[int] = []
     sign = 1 if forward else -1
-    ours = {opener, PAIRS[opener], "${" if opener == "{" else opener}
-    brackets = [i for i, kind in enumerate(tokens.kinds) if kind in ours]  # the only tokens that step
-    for i in brackets if forward else reversed(brackets):
-        step = _step(tokens, i, opener) * sign
+    brackets = list(zip(*tokens.brackets(opener)))  # (token, step): the only tokens that step
+    for i, step in brackets if forward else reversed(brackets):
+        step *= sign
         if step > 0:
             stack.append(i)
         elif step < 0 and stack:

@@ -77,6 +77,23 @@ def language(grammar: Grammar) -> Language:
     return Language(tree_sitter_javascript.language())
 
 
+#: Nodes taken as one token by :func:`botgrpo_jsx.walk.walk`'s token list (a bracket inside is text),
+#: and those left out of it (comments).
+WHOLE_TOKENS = frozenset({"string", "regex", "jsx_text", "number", "comment", "html_comment"})
+SKIPPED_TOKENS = frozenset({"comment", "html_comment"})
+
+
+@cache
+def kind_tables(grammar: Grammar) -> tuple[dict[int, str], frozenset[int], frozenset[int]]:
+    """The grammar's node kinds by id, and the ids of :data:`WHOLE_TOKENS` and :data:`SKIPPED_TOKENS`
+    (ids are ints: cheaper to test in a walk than each node's type string)."""
+    lang = language(grammar)
+    names = {i: lang.node_kind_for_id(i) or "" for i in range(lang.node_kind_count)}
+    whole = frozenset(i for i, name in names.items() if name in WHOLE_TOKENS)
+    skip = frozenset(i for i, name in names.items() if name in SKIPPED_TOKENS)
+    return names, whole, skip
+
+
 @cache
 def _parser(grammar: Grammar) -> Parser:
     from tree_sitter import Parser

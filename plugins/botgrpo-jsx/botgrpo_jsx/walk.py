@@ -3,7 +3,8 @@
 tree-sitter nodes do not store their parent: ``Node.parent`` walks down from the root, and
 ``field_name_for_child`` scans the siblings, so rules that climb from each call to its function cost
 O(depth x siblings) per node and time out on large flat or deeply nested input. Here a single
-``TreeCursor`` walk visits every node once and carries the context down instead:
+``TreeCursor`` walk visits every node at most once (not the inside of :data:`OPAQUE` subtrees: types,
+imports, strings) and carries the context down instead:
 
 - the enclosing function (its name, whether it is a method, how many ``return``s it has had so far);
 - why a hook at this position would run conditionally (the innermost reason: an ``if`` branch, a
@@ -16,12 +17,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import cache
 from typing import TYPE_CHECKING
 
-from botgrpo_jsx.treesitter import Parsed
+from botgrpo_jsx.treesitter import Grammar, Parsed, kind_tables
 
 if TYPE_CHECKING:
-    from tree_sitter import Node
+    from tree_sitter import Node, TreeCursor
 
 FUNCTIONS = frozenset(
     {
@@ -55,11 +57,26 @@ _POSITIONAL = frozenset(
     | set(_LOOPS)
 )
 _WRAPPERS = frozenset({"parenthesized_expression", "as_expression", "satisfies_expression"})
+#: Subtrees the walk does not enter: TypeScript types, imports, strings, comments and regexes hold no
+#: call, JSX element, function, return or export the rules read (a template string can: it is walked).
+OPAQUE = frozenset(
+    {
+        "import_statement",
+        "type_annotation",
+        "type_arguments",
+        "type_parameters",
+        "interface_declaration",
+        "type_alias_declaration",
+        "string",
+        "comment",
+        "regex",
+    }
+)
 #: A tag further than this from its line's start is not "first on its line" (bounds the look-back).
 _MAX_INDENT = 200
 
 
-@dataclass
+@dataclass(slots=True)
 class Function:
     """A function the walk is inside: its name, kind, and ``return`` statements seen so far."""
 
@@ -69,7 +86,7 @@ class Function:
     returns: int = 0
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Call:
     """A call expression with its context (``problem``: why it would run conditionally, or None)."""
 
@@ -80,7 +97,7 @@ class Call:
     broken: bool
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Tag:
     """A JSX opening or closing tag; ``indent`` is its line's indentation when it starts the line.
 
@@ -105,10 +122,12 @@ class Facts:
     tags: list[Tag] = field(default_factory=list)
     exports: list[Node] = field(default_factory=list)
     cjs_exports: list[Node] = field(default_factory=list)
+    #: nodes visited, and nodes inside :data:`OPAQUE` subtrees not entered (together: every node once)
     visits: int = 0
+    skipped: int = 0
 
 
-@dataclass
+@dataclass(slots=True)
 class _Frame:
     node: Node
     type: str
@@ -119,7 +138,8 @@ class _Frame:
 
 
 def walk(parsed: Parsed) -> Facts:
-    """Visit every node of ``parsed`` once (iteratively: no recursion limit) and collect :class:`Facts`.
+    """Visit every node of ``parsed`` at most once (iteratively: no recursion limit; :data:`OPAQUE`
+    subtrees are counted, not entered) and collect :class:`Facts`.
 
     Kept in ``parsed.memo``: jsx.rules and jsx.syntax's tag blame read the same facts of one parse.
     """
@@ -132,31 +152,46 @@ def _walk(parsed: Parsed) -> Facts:
     facts = Facts()
     cursor = parsed.root.walk()
     frames: list[_Frame] = []
-    visits = 0
+    visits = skipped = 0
+    opaque = _opaque_kinds(parsed.grammar)
     while True:
         node = cursor.node
         visits += 1
         if node.child_count:  # a leaf (a token) carries nothing the rules read: no frame for it
-            frames.append(_enter(parsed, node, cursor.field_name, frames, facts))
-            cursor.goto_first_child()
-            continue
+            if node.kind_id in opaque:  # types, imports, strings: no call, element or function inside
+                skipped += node.descendant_count - 1
+            else:
+                frames.append(_enter(parsed, node, cursor, frames, facts))
+                cursor.goto_first_child()
+                continue
         while not cursor.goto_next_sibling():
             if not cursor.goto_parent():
-                facts.visits = visits
+                facts.visits, facts.skipped = visits, skipped
                 return facts
             frames.pop()
 
 
-def _enter(parsed: Parsed, node: Node, field_name: str | None, frames: list[_Frame], facts: Facts) -> _Frame:
+@cache
+def _opaque_kinds(grammar: Grammar) -> frozenset[int]:
+    """Ids of :data:`OPAQUE`'s kinds in ``grammar`` (an int test per node, not a type string)."""
+    names, _, _ = kind_tables(grammar)
+    return frozenset(i for i, name in names.items() if name in OPAQUE)
+
+
+def _enter(parsed: Parsed, node: Node, cursor: TreeCursor, frames: list[_Frame], facts: Facts) -> _Frame:
     kind = node.type
     parent = frames[-1] if frames else None
     function = parent.function if parent is not None else None
+    field_name = None  # the cursor's field name, read only where a check needs it
     if parent is None:
         broken, problem = False, None
     else:
         broken = parent.broken or kind == "ERROR" or (parent.type == "program" and node.has_error)
         inherited = None if parent.type in FUNCTIONS else parent.problem
-        conditional = _position_problem(parsed, parent, field_name) if parent.type in _POSITIONAL else None
+        conditional = None
+        if parent.type in _POSITIONAL:
+            field_name = cursor.field_name
+            conditional = _position_problem(parsed, parent, field_name)
         problem = conditional or inherited
     if kind in FUNCTIONS:
         name, default_export = _function_name(parsed, node, frames)
@@ -178,9 +213,9 @@ def _enter(parsed: Parsed, node: Node, field_name: str | None, frames: list[_Fra
         facts.exports.append(node)
     elif (
         kind == "member_expression"
-        and field_name == "left"
         and parent
         and parent.type == "assignment_expression"
+        and cursor.field_name == "left"
     ):
         facts.cjs_exports.append(node)
     return frame
