@@ -31,3 +31,13 @@ def slow_start(seconds: float) -> None:
     start = time.monotonic()
     while time.monotonic() - start < seconds:
         pass
+
+
+_SEEN: set[str] = set()
+
+
+def seen_here(key: str) -> tuple[int, bool]:
+    """(this worker's pid, whether this worker had the key before): what a per-worker cache would hit."""
+    hit = key in _SEEN
+    _SEEN.add(key)
+    return os.getpid(), hit

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from pool_fixtures import pid, work
+from pool_fixtures import pid, seen_here, work
 
-from botgrpo_core.rewards.pool import WorkerPool
+from botgrpo_core.rewards.pool import WorkerPool, _Batch
 from botgrpo_core.signals import SampleError
 
 
@@ -86,3 +86,27 @@ def test_replacement_that_started_unwatched_is_not_declared_hung(monkeypatch) ->
         time.sleep(2.5)  # the replacement is ready long before its start deadline, which has now passed
         assert p.map(["y"]) == ["Y"]  # an item the other worker takes: no pending item waits on the new one
         assert p.map(["c", "d"]) == ["C", "D"]
+
+
+def test_affinity_queues_items_per_worker_and_an_idle_worker_takes_anothers_last() -> None:
+    batch = _Batch(list("abcdef"), 1.0, affinity=[0, 1, 2, 4, 7, 9], workers=2)
+    assert [list(q) for q in batch.queues] == [[0, 2, 3], [1, 4, 5]]  # key % workers
+    assert [batch.next_for(0), batch.next_for(0), batch.next_for(0)] == [0, 2, 3]
+    assert batch.next_for(0) == 5  # its own queue is empty: the last of the longest other
+    assert [batch.next_for(1), batch.next_for(1)] == [1, 4] and not batch.pending
+    with pytest.raises(ValueError, match="2 affinity keys for 3 items"):
+        _Batch([1, 2, 3], 1.0, affinity=[0, 1], workers=2)
+
+
+def test_items_with_one_key_meet_the_same_worker_again() -> None:
+    """What a worker keeps between tasks (a parse cache) serves the next task on the same key."""
+    keys = [f"k{i}" for i in range(40)]
+    affinity = [hash(k) for k in keys]
+    with WorkerPool(seen_here, workers=2, timeout_s=30, memory_mb=None) as pool:
+        first = pool.map(keys, affinity=affinity)
+        second = pool.map(keys, affinity=affinity)
+        everywhere = pool.map(["x"] * 40, affinity=[0] * 40)  # one key: the other worker still helps
+    assert len({p for p, _ in first}) == 2 and not any(hit for _, hit in first)
+    # a worker takes another's item only when its own queue is empty (at a batch's end)
+    assert sum(hit for _, hit in second) >= 30, second
+    assert len({p for p, _ in everywhere}) == 2

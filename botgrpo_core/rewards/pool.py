@@ -97,17 +97,44 @@ class _Worker:
 
 @dataclass
 class _Batch:
-    """One :meth:`WorkerPool.map` call: its items, results, the queue and how many are running."""
+    """One :meth:`WorkerPool.map` call: its items, results, the queues and how many are running.
+
+    Without affinity there is one queue; with it, one per worker (item ``i`` queued for worker
+    ``affinity[i] % workers``), and an idle worker whose queue is empty takes the last item of the
+    longest other queue, so the batch never waits on one busy worker.
+    """
 
     items: Sequence[Any]
     timeout: float
+    affinity: Sequence[int] | None = None
+    workers: int = 1
     results: list[Any] = field(init=False)
-    pending: deque[int] = field(init=False)
+    queues: list[deque[int]] = field(init=False)
     running: int = 0
 
     def __post_init__(self) -> None:
         self.results = [None] * len(self.items)
-        self.pending = deque(range(len(self.items)))
+        if self.affinity is None:
+            self.queues = [deque(range(len(self.items)))]
+            return
+        if len(self.affinity) != len(self.items):
+            raise ValueError(
+                f"WorkerPool.map: {len(self.affinity)} affinity keys for {len(self.items)} items"
+            )
+        self.queues = [deque() for _ in range(self.workers)]
+        for i, key in enumerate(self.affinity):
+            self.queues[key % self.workers].append(i)
+
+    @property
+    def pending(self) -> bool:
+        return any(self.queues)
+
+    def next_for(self, worker: int) -> int:
+        """The next item for worker ``worker`` (index): its own queue's first, else another's last."""
+        if len(self.queues) == 1:
+            return self.queues[0].popleft()
+        own = self.queues[worker]
+        return own.popleft() if own else max(self.queues, key=len).pop()
 
 
 class WorkerPool:
@@ -209,9 +236,17 @@ class WorkerPool:
                 self._mark_ready(worker)
 
     # -- public API -----------------------------------------------------------------------------
-    def map(self, items: Sequence[Any], timeout_s: float | None = None) -> list[Any]:
-        """Run ``fn`` on every item; see the class docstring for what each entry can be."""
-        batch = _Batch(items, self.timeout_s if timeout_s is None else timeout_s)
+    def map(
+        self, items: Sequence[Any], timeout_s: float | None = None, affinity: Sequence[int] | None = None
+    ) -> list[Any]:
+        """Run ``fn`` on every item; see the class docstring for what each entry can be.
+
+        :param affinity: one int per item: items with the same key go to the same worker (key modulo the
+            worker count) unless another worker is idle with nothing of its own left, so what a worker
+            keeps between tasks (a parse cache) serves the later tasks on the same input.
+        """
+        timeout = self.timeout_s if timeout_s is None else timeout_s
+        batch = _Batch(items, timeout, affinity, self.num_workers)
         if not items:
             return batch.results
         with self._lock:
@@ -233,7 +268,7 @@ class WorkerPool:
         for index, worker in enumerate(self._workers):
             if not (worker.ready and worker.task is None and batch.pending):
                 continue
-            task = batch.pending.popleft()
+            task = batch.next_for(index)
             try:
                 worker.conn.send((task, batch.items[task]))
             except Exception as exc:

@@ -84,7 +84,10 @@ def run_tasks(tasks: Sequence[Task], params: CommonParams) -> list[Any]:
             except Exception as exc:  # a bug on one odd input costs that sample, not the batch
                 results.append(SampleError(f"{type(exc).__name__}: {exc}", reason="error"))
         return results
-    return _pool(workers, params.memory_mb, params.timeout_s).map(list(tasks), timeout_s=params.timeout_s)
+    # One completion's tasks go to one worker: jsx.syntax's parse (and its blame) serve jsx.rules there.
+    affinity = [hash(task[2]) for task in tasks]
+    pool = _pool(workers, params.memory_mb, params.timeout_s)
+    return pool.map(list(tasks), timeout_s=params.timeout_s, affinity=affinity)
 
 
 @atexit.register
