@@ -130,22 +130,7 @@ def _vision_backend(params: VisualParams) -> Any:
         },
     )
 
-    class VisionBackend(OpenAIBackend):
-        # botgrpo-judge sends a prompt as one text message; a vision request needs content parts.
-        # Until the backend takes them (see the README), the prompt names its image here.
-        def __init__(self, judge_params: JudgeParams) -> None:
-            super().__init__(judge_params)
-            self.images: dict[str, str] = {}
-
-        def _body(self, prompt: str, *, logprobs: bool) -> dict[str, Any]:
-            body = super()._body(prompt, logprobs=logprobs)
-            image = self.images.get(prompt)
-            if image is not None:
-                parts = [{"type": "text", "text": prompt}, {"type": "image_url", "image_url": {"url": image}}]
-                body["messages"] = [{"role": "user", "content": parts}]
-            return body
-
-    return VisionBackend(judge)
+    return OpenAIBackend(judge)  # generate(prompts, images=...) sends each screenshot as an image part
 
 
 class VisualScorer:
@@ -179,13 +164,11 @@ class VisualScorer:
             shots[i] = shot
             spec = sample.row.get(p.spec_field) if p.spec_field else None
             prompt = RUBRIC.format(spec=html.unescape(str(spec if spec else sample.prompt))[:4000])
-            prompt += f"\n\n(sample {i})"  # one prompt per image
-            self.backend.images[prompt] = "data:image/png;base64," + base64.b64encode(shot).decode()
             prompts[i] = prompt
         order = list(prompts)
-        answers = self.backend.generate([prompts[i] for i in order]) if order else []
+        images = ["data:image/png;base64," + base64.b64encode(shots[i]).decode() for i in order]
+        answers = self.backend.generate([prompts[i] for i in order], images=images) if order else []
         for i, answer in zip(order, answers, strict=True):
-            self.backend.images.pop(prompts[i], None)
             if isinstance(answer, SampleError):
                 out[i] = answer
                 continue

@@ -159,10 +159,13 @@ class OpenAIBackend:
             self._semaphore = asyncio.Semaphore(opts.concurrency)
         return self._client, self._semaphore
 
-    def _body(self, prompt: str, *, logprobs: bool) -> dict[str, Any]:
+    def _body(self, prompt: str, *, logprobs: bool, image: str | None = None) -> dict[str, Any]:
         opts = self.params.openai
         body: dict[str, Any] = {"model": self.params.model, "temperature": 0.0}
-        if self.chat:
+        if image is not None:  # OpenAI's content parts: the text, then the image
+            parts = [{"type": "text", "text": prompt}, {"type": "image_url", "image_url": {"url": image}}]
+            body["messages"] = [{"role": "user", "content": parts}]
+        elif self.chat:
             body["messages"] = [{"role": "user", "content": prompt}]
         else:
             body["prompt"] = prompt
@@ -359,12 +362,27 @@ class OpenAIBackend:
                 table[k] = answer
         return out
 
-    def generate(self, prompts: Sequence[str]) -> list[str | SampleError]:
-        """Greedy answers, all requests concurrent."""
+    def generate(
+        self, prompts: Sequence[str], images: Sequence[str | None] | None = None
+    ) -> list[str | SampleError]:
+        """Greedy answers, all requests concurrent.
+
+        :param images: one image URL per prompt (``data:image/png;base64,...`` or ``https://...``) or
+            ``None``; a prompt with an image is sent as chat content parts (text, ``image_url``) for a
+            vision model. Needs ``chat: true``.
+        """
+        if images is not None:
+            if len(images) != len(prompts):
+                raise ValueError(f"generate: {len(images)} images for {len(prompts)} prompts")
+            if not self.chat and any(image is not None for image in images):
+                raise ValueError("generate(images=...) needs chat: true (images go in chat content parts)")
+        shown = images if images is not None else [None] * len(prompts)
         return self._run_all(
             [
-                self._request(self._body(prompt, logprobs=False), lambda d: text_of(d, self.chat))
-                for prompt in prompts
+                self._request(
+                    self._body(prompt, logprobs=False, image=image), lambda d: text_of(d, self.chat)
+                )
+                for prompt, image in zip(prompts, shown, strict=True)
             ]
         )
 
