@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING, Any
 
 from botgrpo_core.signals.steps import trim_range
 from botgrpo_jsx.blame import Blame, missing_brackets, token_around
-from botgrpo_jsx.tags import TagRepair, tag_problems, tag_repairs
-from botgrpo_jsx.treesitter import Parsed, _parse_once, iter_error_nodes, parses_with_insertion
+from botgrpo_jsx.tags import tag_problems, tag_repairs
+from botgrpo_jsx.treesitter import Parsed, iter_error_nodes, parses_with_edit, parses_with_insertion
 from botgrpo_jsx.violation import violation
 from botgrpo_jsx.walk import walk
 
@@ -155,7 +155,7 @@ def _locate_tag(parsed: Parsed, deadline_s: float) -> SyntaxError_ | None:
     deadline = time.monotonic() + deadline_s
     for problem in tag_problems(parsed, walk(parsed).tags)[:MAX_TAG_PROBLEMS]:
         for repair in tag_repairs(problem):
-            verdict = _parses_with_edit(parsed, repair, deadline)
+            verdict = parses_with_edit(parsed, repair.start, repair.end, repair.text, deadline)
             if verdict is None:
                 return None  # over the parse deadline: keep tree-sitter's spans
             if not verdict:
@@ -170,32 +170,6 @@ def _locate_tag(parsed: Parsed, deadline_s: float) -> SyntaxError_ | None:
             meta = {"error": message, "repair": repair.description, "grammar": parsed.grammar}
             return SyntaxError_(start, end, message, meta)
     return None
-
-
-def _parses_with_edit(parsed: Parsed, repair: TagRepair, deadline: float) -> bool | None:
-    """Whether the code with ``repair`` applied parses without any error (incrementally, as
-    :func:`botgrpo_jsx.treesitter.parses_with_insertion`); ``None`` past ``deadline`` (monotonic)."""
-    if time.monotonic() > deadline:
-        return None
-    old = parsed.source
-    new = old[: repair.start] + repair.text + old[repair.end :]
-    new_end = repair.start + len(repair.text)
-    tree = parsed.tree.copy()
-    tree.edit(
-        start_byte=repair.start,
-        old_end_byte=repair.end,
-        new_end_byte=new_end,
-        start_point=_point(old, repair.start),
-        old_end_point=_point(old, repair.end),
-        new_end_point=_point(new, new_end),
-    )
-    fixed = _parse_once(parsed.grammar, new, deadline, tree)
-    return None if fixed is None else not fixed.root_node.has_error
-
-
-def _point(source: bytes, byte: int) -> tuple[int, int]:
-    """(row, byte column) of ``byte`` in ``source``."""
-    return source.count(b"\n", 0, byte), byte - (source.rfind(b"\n", 0, byte) + 1)
 
 
 def _missing_error(parsed: Parsed, node: Node) -> SyntaxError_:

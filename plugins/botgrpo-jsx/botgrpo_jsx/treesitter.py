@@ -139,26 +139,39 @@ def _parse_once(
         return None
 
 
-def parses_with_insertion(parsed: Parsed, position: int, text: bytes, deadline_s: float) -> bool | None:
-    """Whether the code with ``text`` inserted at byte ``position`` parses without any error.
+def parses_with_edit(parsed: Parsed, start: int, end: int, text: bytes, deadline: float) -> bool | None:
+    """Whether the code with bytes ``[start, end)`` replaced by ``text`` parses without any error.
 
     An incremental parse (the old tree edited, its untouched subtrees reused): a few times cheaper
-    than parsing again. ``None`` when the parse exceeded ``deadline_s``.
+    than parsing again. ``None`` past ``deadline`` (a ``time.monotonic()`` time).
     """
-    source = parsed.source[:position] + text + parsed.source[position:]
-    row = parsed.source.count(b"\n", 0, position)
-    column = position - (parsed.source.rfind(b"\n", 0, position) + 1)
+    if time.monotonic() > deadline:
+        return None
+    old = parsed.source
+    new = old[:start] + text + old[end:]
+    new_end = start + len(text)
     tree = parsed.tree.copy()
     tree.edit(
-        start_byte=position,
-        old_end_byte=position,
-        new_end_byte=position + len(text),
-        start_point=(row, column),
-        old_end_point=(row, column),
-        new_end_point=(row, column + len(text)),
+        start_byte=start,
+        old_end_byte=end,
+        new_end_byte=new_end,
+        start_point=_point(old, start),
+        old_end_point=_point(old, end),
+        new_end_point=_point(new, new_end),
     )
-    fixed = _parse_once(parsed.grammar, source, time.monotonic() + deadline_s, tree)
+    fixed = _parse_once(parsed.grammar, new, deadline, tree)
     return None if fixed is None else not fixed.root_node.has_error
+
+
+def parses_with_insertion(parsed: Parsed, position: int, text: bytes, deadline_s: float) -> bool | None:
+    """Whether the code with ``text`` inserted at byte ``position`` parses without any error
+    (:func:`parses_with_edit` within ``deadline_s`` seconds)."""
+    return parses_with_edit(parsed, position, position, text, time.monotonic() + deadline_s)
+
+
+def _point(source: bytes, byte: int) -> tuple[int, int]:
+    """(row, byte column) of ``byte`` in ``source``."""
+    return source.count(b"\n", 0, byte), byte - (source.rfind(b"\n", 0, byte) + 1)
 
 
 def parse(code: str, deadline_s: float, grammar: Grammar = "tsx") -> Parsed:
