@@ -52,7 +52,7 @@ class OwnPoolPlugin:
 
 
 class SharedKeysPlugin:
-    """Params that name the pool keys without ``own_pool`` (as botgrpo-jsx's do): the core pool applies."""
+    """Params that name the pool keys without ``own_pool``: the core pool applies."""
 
     @botgrpo_core.hookimpl
     def botgrpo_register_signals(self, register: Callable[[SignalSpec], None]) -> None:

@@ -117,7 +117,7 @@ def _shared_keys(**signal: object) -> RewardsConfig:
     ],
 )
 def test_pool_keys_given_twice_name_both(signal: dict, key: str) -> None:
-    """A plugin whose params name the pool keys without declaring own_pool (botgrpo-jsx today)."""
+    """A plugin whose params name the pool keys without declaring own_pool."""
     manager = _manager("sharedkeys", "SharedKeysPlugin")
     with pytest.raises(ConfigError) as info:
         check_rewards(_shared_keys(**signal), "run.yaml", manager)

@@ -73,7 +73,7 @@ def test_react_is_a_data_task_through_the_plugin(monkeypatch: pytest.MonkeyPatch
     config = parse_config(
         {
             "data": {"source": "task", "task": "react", "task_params": {"error_rate": 0.2}, "eval_size": 3},
-            "rewards": {"beta": 0.0, "signals": [{"name": "jsx.compiles", "params": {"workers": 0}}]},
+            "rewards": {"beta": 0.0, "signals": [{"name": "jsx.compiles", "workers": 0}]},
         },
         source="react.yaml",
     )

@@ -80,6 +80,7 @@ SIGNALS = (
         bounds=(0.0, 1.0),
         make_scorer=make_compiles,
         params_model=CompilesParams,
+        own_pool=True,  # its own processes: workers/timeout_s/memory_mb come from the signal level
         description="1 if the completion's React code compiles (esbuild; strict: + TypeScript 5), else 0",
     ),
     SignalSpec(
@@ -88,6 +89,7 @@ SIGNALS = (
         bounds=_syntax_bounds,
         make_scorer=make_syntax,
         params_model=SyntaxParams,
+        own_pool=True,  # its own processes: workers/timeout_s/memory_mb come from the signal level
         description="negative value on each syntax error span (tree-sitter TSX, deadline-guarded)",
     ),
     SignalSpec(
@@ -96,6 +98,7 @@ SIGNALS = (
         bounds=_rules_bounds,
         make_scorer=make_rules,
         params_model=RulesParams,
+        own_pool=True,  # its own processes: workers/timeout_s/memory_mb come from the signal level
         description="React rule violations as spans: keys, hooks, undefined components, tags, class=, exports",
     ),
     SignalSpec(
@@ -104,6 +107,7 @@ SIGNALS = (
         bounds=(0.0, 1.0),
         make_scorer=make_renders,
         params_model=RendersParams,
+        own_pool=True,  # its own processes: workers/timeout_s/memory_mb come from the signal level
         description="1 if the component renders with React (sandboxed Node process per sample), else 0",
     ),
     SignalSpec(
@@ -112,6 +116,7 @@ SIGNALS = (
         bounds=_render_bounds,
         make_scorer=make_render_errors,
         params_model=RendersParams,
+        own_pool=True,  # its own processes: workers/timeout_s/memory_mb come from the signal level
         description="negative spans where the render threw (source-mapped) and where React warned",
     ),
     SignalSpec(
@@ -120,6 +125,7 @@ SIGNALS = (
         bounds=(0.0, 1.0),
         make_scorer=make_visual,
         params_model=VisualParams,
+        own_pool=True,  # its own processes: workers/timeout_s/memory_mb come from the signal level
         description="a vision model's 0-1 score of a headless-Chromium screenshot of the rendered component",
     ),
 )
