@@ -60,7 +60,7 @@ class SignalConfig(RunFileModel):
         ge=0,
         le=1024,
         description="worker processes for this signal (0 = in the trainer's process; null: 0, or for a "
-        "signal with its own processes the plugin's default, e.g. sympy.*: 2)",
+        "signal with its own processes the plugin's default, e.g. sympy.*: 2, jsx.*: auto, up to 2)",
     )
     placement: Literal["span", "last"] = Field(
         "span", description="local signals: value on every token of a span, or only on its last token"
