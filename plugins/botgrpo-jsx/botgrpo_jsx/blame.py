@@ -196,11 +196,48 @@ def _kind_blame(tokens: _Tokens, opener: str, forward: bool) -> Blame | None:
             positions += [int(tokens.starts[k]) for k in range(o, int(tokens.first_tok[row]) - 1, -1)]
     if found is None:
         return None
-    # an empty pair (`f()` from `f)`) is rarely what was meant: right next to an orphan goes last
+    # an empty pair (`f()` from `f)`) is rarely what was meant: right next to an orphan goes last,
+    # but for an arrow function's empty parameters (`return ) => {`) first
     beside = {int(tokens.ends[o]) if forward else int(tokens.starts[o]) for o in orphans}
+    if opener == "(" and not forward:
+        beside -= {int(tokens.starts[o]) for o in orphans if _before_arrow(tokens, o)}
     positions = [p for p in positions if p not in beside] + [p for p in positions if p in beside]
+    if opener == "(" and forward:
+        # `(a, b => {`: an arrow function's parameters lost their `)`, which goes before the `=>`
+        positions = [*_arrow_params_ends(tokens, orphans), *positions]
     blame = _blame(positions, found.text, found.message, limit=MAX_CANDIDATES)
     return Blame(_nesting_fits(tokens, opener, forward, blame.positions), blame.text, blame.message)
+
+
+def _before_arrow(tokens: _Tokens, c: int) -> bool:
+    """Whether token ``c`` is directly followed by ``=>`` on its line."""
+    return c + 1 < len(tokens.kinds) and tokens.kinds[c + 1] == "=>" and tokens.line[c + 1] == tokens.line[c]
+
+
+def _arrow_params_ends(tokens: _Tokens, orphans: list[int]) -> list[int]:
+    """For each ``(`` on an orphan's line from the orphan on, the end of the last token before the
+    first ``=>`` after it with every bracket between them matched (``(a, b => {``: a lost ``)`` goes
+    after ``b``; in ``f((a, b => {`` the orphan is ``f(``'s and the parameters' ``(`` the next one)."""
+    out = []
+    for o in orphans:
+        row_end = int(tokens.last_tok[int(tokens.row[o])])
+        for start in range(o, row_end + 1):
+            if tokens.kinds[start] != "(":
+                continue
+            depth = 0
+            for k in range(start + 1, row_end + 1):
+                kind = tokens.kinds[k]
+                if kind in PAIRS:
+                    depth += 1
+                elif kind in _CLOSERS:
+                    depth -= 1
+                    if depth < 0:
+                        break
+                elif kind == "=>" and depth == 0:
+                    if k - 1 > start:  # something between the `(` and the `=>`: the parameters
+                        out.append(int(tokens.ends[k - 1]))
+                    break
+    return list(dict.fromkeys(out))
 
 
 def _nesting_fits(tokens: _Tokens, opener: str, forward: bool, positions: tuple[int, ...]) -> tuple[int, ...]:

@@ -56,6 +56,19 @@ def test_a_lost_paren_that_merged_two_names_is_placed_between_them() -> None:
     assert code[span.start : span.end].startswith("useDocByIditem")
 
 
+def test_an_arrow_functions_lost_paren_is_placed_at_its_parameters() -> None:
+    # `(props, ref => {`: closing the call at the end would parse too (a sequence expression), but the
+    # `)` belongs after the parameters, before the `=>`
+    code = "const List = forwardRef((props, ref => {\n  return <ul ref={ref} {...props} />;\n});\n"
+    (span,) = spans(code)
+    assert span.meta["repair"] == ")" and span.meta["at"] == code.index(" =>")
+    assert code[span.start : span.end] == "ref =>"
+    # `return ) => {`: an arrow function's empty parameters lost their `(`, right before the `)`
+    code = "function f() {\n  return ) => {\n    g();\n  };\n}\n"
+    (span,) = spans(code)
+    assert span.meta["repair"] == "(" and span.meta["at"] == code.index(") =>")
+
+
 def test_missing_token_is_widened_to_its_neighbours() -> None:
     code = "const x = [1, 2].map(i => <li>{i}</li>;\nexport default x;\n"
     (span,) = spans(code)
