@@ -18,19 +18,14 @@ it: that kind's count is unbalanced, and the indentation says where each block e
 
 from __future__ import annotations
 
-import functools
 import re
 from collections import Counter
 from dataclasses import dataclass
 
 import numpy as np
 
-from botgrpo_jsx.treesitter import Grammar, Parsed, iter_error_nodes, kind_tables
-
-PAIRS = {"{": "}", "(": ")", "[": "]", "${": "}"}
-_CLOSERS = {"}": "{", ")": "(", "]": "["}
-_SLACK = 1
-
+from botgrpo_jsx.token_table import CLOSERS, PAIRS, Tokens
+from botgrpo_jsx.treesitter import Parsed
 
 #: Insertion points tried per blame (each costs one parse of the repaired code).
 MAX_CANDIDATES = 24
@@ -45,119 +40,6 @@ class Blame:
     message: str
 
 
-class _Tokens:
-    """The leaves of a tree (byte ranges and types) with their lines and indentation."""
-
-    def __init__(self, parsed: Parsed) -> None:
-        starts, ends, ids = [], [], []
-        names, whole, skip = kind_tables(parsed.grammar)
-        cursor = parsed.root.walk()
-        first_child, next_sibling, parent = (
-            cursor.goto_first_child,
-            cursor.goto_next_sibling,
-            cursor.goto_parent,
-        )
-        while True:
-            node = cursor.node
-            kind = node.kind_id  # an int: cheaper than building each node's type string
-            if kind not in whole and first_child():
-                continue  # an inner node: its leaves follow
-            if kind not in skip:
-                start, end = node.start_byte, node.end_byte
-                if end > start:  # MISSING nodes (inserted by error recovery) are empty
-                    starts.append(start)
-                    ends.append(end)
-                    ids.append(kind)
-            while not next_sibling():
-                if not parent():
-                    break
-            else:
-                continue
-            break
-        kinds = [names.get(k, "ERROR") for k in ids]  # a leaf ERROR has the one id outside the table
-        self._ids = np.asarray(ids, dtype=np.int64)
-        self._grammar = parsed.grammar
-        self._brackets: dict[str, tuple[list[int], list[int]]] = {}
-        errors = iter_error_nodes(parsed.root, 1)
-        self.error_at: int | None = errors[0].start_byte if errors else None
-        self.source = parsed.source
-        self.starts = np.asarray(starts, dtype=np.int64)
-        self.ends = np.asarray(ends, dtype=np.int64)
-        self.kinds = kinds
-        newlines = np.flatnonzero(np.frombuffer(parsed.source, dtype=np.uint8) == 10)
-        line_starts = np.concatenate(([0], newlines + 1))
-        self.line = np.searchsorted(line_starts, self.starts, side="right") - 1
-        first = np.ones(len(starts), dtype=bool)
-        first[1:] = self.line[1:] != self.line[:-1]
-        last = np.ones(len(starts), dtype=bool)
-        last[:-1] = self.line[:-1] != self.line[1:]
-        self.first, self.last = first, last
-        firsts = np.flatnonzero(first)
-        self.lines = self.line[firsts]  # the lines that have tokens, in order
-        self.first_tok = firsts
-        self.last_tok = np.flatnonzero(last)
-        self.indents = self.starts[firsts] - line_starts[self.lines]
-        self.row = np.searchsorted(self.lines, self.line)  # token -> row of its line in `lines`
-        self.next_le = _next_no_deeper(self.indents)
-
-    @functools.cached_property
-    def prev_le(self) -> np.ndarray:
-        """For each row, the last earlier row indented no deeper (-1 if none); only a lost opener needs it."""
-        prev = _next_no_deeper(self.indents[::-1])[::-1]
-        return np.where(prev >= 0, len(self.indents) - 1 - prev, -1)
-
-    def brackets(self, opener: str) -> tuple[list[int], list[int]]:
-        """The tokens of ``opener``'s kind (``${`` counts as ``{``) and their steps (+1 opener, -1 closer)."""
-        if opener not in self._brackets:
-            kind_of, step_of = _bracket_tables(self._grammar)
-            at = np.flatnonzero(kind_of[self._ids] == _KINDS.index(opener))
-            self._brackets[opener] = (at.tolist(), step_of[self._ids[at]].tolist())
-        return self._brackets[opener]
-
-    def block_end(self, row: int) -> int | None:
-        """The first row after ``row`` indented no deeper (where a block opened on ``row`` ends)."""
-        nxt = int(self.next_le[row])
-        return nxt if nxt >= 0 else None
-
-    def block_head(self, row: int) -> int | None:
-        """The last row before ``row`` indented no deeper (where a block ending on ``row`` opens)."""
-        prev = int(self.prev_le[row])
-        return prev if prev >= 0 else None
-
-
-_KINDS = ("{", "(", "[")
-
-
-@functools.cache
-def _bracket_tables(grammar: Grammar) -> tuple[np.ndarray, np.ndarray]:
-    """Per node kind id: which bracket kind it is (an index of ``_KINDS``, -1 for none), and its step."""
-    names, _, _ = kind_tables(grammar)
-    kind_of = np.full(1 << 16, -1, dtype=np.int8)
-    step_of = np.zeros(1 << 16, dtype=np.int8)
-    for i, name in names.items():
-        if name in PAIRS:
-            kind_of[i], step_of[i] = _KINDS.index("{" if name == "${" else name), 1
-        elif name in _CLOSERS:
-            kind_of[i], step_of[i] = _KINDS.index(_CLOSERS[name]), -1
-    return kind_of, step_of
-
-
-def _next_no_deeper(indents: np.ndarray) -> np.ndarray:
-    """For each row, the next row indented no deeper than it (-1 if none): one stack pass.
-
-    "No deeper" allows one extra column (``_SLACK``): a bracket deleted with the space after it
-    still counts as leaving its line at the block's indentation.
-    """
-    out = [-1] * len(indents)
-    levels = indents.tolist()
-    stack: list[int] = []
-    for j, indent in enumerate(levels):
-        while stack and levels[stack[-1]] + _SLACK >= indent:
-            out[stack.pop()] = j
-        stack.append(j)
-    return np.asarray(out, dtype=np.int64)
-
-
 def missing_brackets(parsed: Parsed) -> list[Blame]:
     """The blames for one missing bracket, if the counts show one (see the module docstring).
 
@@ -166,7 +48,7 @@ def missing_brackets(parsed: Parsed) -> list[Blame]:
     ``{``), so each kind off by exactly one gets a blame, in bracket order; the reparse of each
     repair decides.
     """
-    tokens = _Tokens(parsed)
+    tokens = Tokens(parsed)
     seen = Counter(tokens.kinds)
     counts = {opener: seen[opener] - seen[PAIRS[opener]] for opener in ("{", "(", "[")}
     counts["{"] += seen["${"]
@@ -177,7 +59,7 @@ def missing_brackets(parsed: Parsed) -> list[Blame]:
     return [b for b in found if b is not None]
 
 
-def _kind_blame(tokens: _Tokens, opener: str, forward: bool) -> Blame | None:
+def _kind_blame(tokens: Tokens, opener: str, forward: bool) -> Blame | None:
     """Where the one missing bracket of kind ``opener`` goes (a closer when ``forward``), most likely first."""
     place = _closer_place if forward else _opener_place
     orphans = _orphans(tokens, opener, forward)
@@ -209,12 +91,12 @@ def _kind_blame(tokens: _Tokens, opener: str, forward: bool) -> Blame | None:
     return Blame(_nesting_fits(tokens, opener, forward, blame.positions), blame.text, blame.message)
 
 
-def _before_arrow(tokens: _Tokens, c: int) -> bool:
+def _before_arrow(tokens: Tokens, c: int) -> bool:
     """Whether token ``c`` is directly followed by ``=>`` on its line."""
     return c + 1 < len(tokens.kinds) and tokens.kinds[c + 1] == "=>" and tokens.line[c + 1] == tokens.line[c]
 
 
-def _arrow_params_ends(tokens: _Tokens, orphans: list[int]) -> list[int]:
+def _arrow_params_ends(tokens: Tokens, orphans: list[int]) -> list[int]:
     """For each ``(`` on an orphan's line from the orphan on, the end of the last token before the
     first ``=>`` after it with every bracket between them matched (``(a, b => {``: a lost ``)`` goes
     after ``b``; in ``f((a, b => {`` the orphan is ``f(``'s and the parameters' ``(`` the next one)."""
@@ -229,7 +111,7 @@ def _arrow_params_ends(tokens: _Tokens, orphans: list[int]) -> list[int]:
                 kind = tokens.kinds[k]
                 if kind in PAIRS:
                     depth += 1
-                elif kind in _CLOSERS:
+                elif kind in CLOSERS:
                     depth -= 1
                     if depth < 0:
                         break
@@ -240,7 +122,7 @@ def _arrow_params_ends(tokens: _Tokens, orphans: list[int]) -> list[int]:
     return list(dict.fromkeys(out))
 
 
-def _nesting_fits(tokens: _Tokens, opener: str, forward: bool, positions: tuple[int, ...]) -> tuple[int, ...]:
+def _nesting_fits(tokens: Tokens, opener: str, forward: bool, positions: tuple[int, ...]) -> tuple[int, ...]:
     """The positions where the inserted bracket keeps its kind's nesting depth from going negative.
 
     A closer inserted at ``p`` must close something (depth >= 1 just before ``p``) and leave every
@@ -277,7 +159,7 @@ def token_around(tokens_parsed: Parsed, position: int) -> tuple[int, int]:
     return min(start, position), max(end, position)
 
 
-def _orphans(tokens: _Tokens, opener: str, forward: bool, limit: int = 3) -> list[int]:
+def _orphans(tokens: Tokens, opener: str, forward: bool, limit: int = 3) -> list[int]:
     """Match one bracket kind (forwards: from openers; backwards: from closers); likely orphans.
 
     First the brackets matched out of place (the indentation says they lost their partner), then
@@ -299,7 +181,7 @@ def _orphans(tokens: _Tokens, opener: str, forward: bool, limit: int = 3) -> lis
     return list(dict.fromkeys(misplaced + stack[::-1][:limit]))
 
 
-def _in_place(tokens: _Tokens, o: int, c: int) -> bool:
+def _in_place(tokens: Tokens, o: int, c: int) -> bool:
     """Whether opener ``o`` and closer ``c`` sit where the indentation says a pair does.
 
     On one line; or a block: the closer on the line where the indentation comes back. A bracket in
@@ -315,7 +197,7 @@ def _in_place(tokens: _Tokens, o: int, c: int) -> bool:
     return tokens.block_end(ro) == rc
 
 
-def _row_ends(tokens: _Tokens, row: int, after: int = -1) -> list[int]:
+def _row_ends(tokens: Tokens, row: int, after: int = -1) -> list[int]:
     """Token boundaries on ``row`` from its end backwards (ends of tokens past ``after``)."""
     first, last = int(tokens.first_tok[row]), int(tokens.last_tok[row])
     return [int(tokens.ends[k]) for k in range(last, max(first, after + 1) - 1, -1)]
@@ -326,7 +208,7 @@ def _blame(positions: list[int], text: str, message: str, limit: int = 12) -> Bl
     return Blame(tuple(unique), text, message)
 
 
-def _closer_place(tokens: _Tokens, o: int, opener: str) -> Blame | None:
+def _closer_place(tokens: Tokens, o: int, opener: str) -> Blame | None:
     """Where the closer of opener token ``o`` may go, most likely first, by the indentation."""
     closer = PAIRS[tokens.kinds[o]]
     row = int(tokens.row[o])
@@ -410,7 +292,7 @@ def _word_splits(source: bytes, lexed: list[tuple[int, bytes]]) -> list[int]:
     return out
 
 
-def _opener_place(tokens: _Tokens, c: int, opener: str) -> Blame | None:
+def _opener_place(tokens: Tokens, c: int, opener: str) -> Blame | None:
     """Where the opener of closer token ``c`` may go, most likely first, by the indentation."""
     row = int(tokens.row[c])
     message = f"missing {opener!r} (the {tokens.kinds[c]!r} here closes nothing)"
