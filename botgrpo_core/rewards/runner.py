@@ -66,8 +66,7 @@ class _SignalRunner:
         self._cache: OrderedDict[tuple[str, str, str], Any] = OrderedDict()
         self._cache_size = config.cache_size
         self._params_key = params.model_dump_json()
-        self._metrics_warned = False
-        self._prefetch_warned = False
+        self._warned: set[str] = set()  # scorer methods that raised (one warning each)
 
     # scorer construction is lazy: heavy plugins load their models on first use
     def _score_raw(self, samples: list[Sample]) -> list[Any]:
@@ -186,16 +185,21 @@ class _SignalRunner:
         try:
             start(todo)
         except Exception as exc:
-            if not self._prefetch_warned:
-                self._prefetch_warned = True
-                warnings.warn(
-                    f"signal {self.spec.name!r} (plugin {self.registered.distribution}): prefetch() raised "
-                    f"{type(exc).__name__}: {exc}; its batches are scored without it",
-                    RuntimeWarning,
-                    stacklevel=2,
-                )
+            self._warn_once("prefetch", exc, "its batches are scored without it")
             return False
         return True
+
+    def _warn_once(self, method: str, exc: Exception, consequence: str) -> None:
+        """One warning per scorer method that raised (``metrics``, ``prefetch``); the batch goes on."""
+        if method in self._warned:
+            return
+        self._warned.add(method)
+        warnings.warn(
+            f"signal {self.spec.name!r} (plugin {self.registered.distribution}): {method}() raised "
+            f"{type(exc).__name__}: {exc}; {consequence}",
+            RuntimeWarning,
+            stacklevel=3,
+        )
 
     def _check(self, result: Any, sample: Sample) -> Any:
         """Validate a result against the signal's kind and bounds; a bad one becomes a SampleError."""
@@ -234,14 +238,7 @@ class _SignalRunner:
         try:
             return scorer_metrics(self.spec.name, dict(report()))
         except Exception as exc:
-            if not self._metrics_warned:
-                self._metrics_warned = True
-                warnings.warn(
-                    f"signal {self.spec.name!r} (plugin {self.registered.distribution}): metrics() raised "
-                    f"{type(exc).__name__}: {exc}; its metrics are left out of the logs",
-                    RuntimeWarning,
-                    stacklevel=2,
-                )
+            self._warn_once("metrics", exc, "its metrics are left out of the logs")
             return {}
 
     def close(self) -> None:
