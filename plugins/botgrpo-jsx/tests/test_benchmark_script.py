@@ -1,0 +1,30 @@
+"""scripts/benchmark.py runs end to end at a tiny size (the README's throughput table comes from it)."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "benchmark.py"
+
+
+def test_benchmark_prints_both_workloads_with_every_row(need_node: None) -> None:
+    out = subprocess.run(
+        [sys.executable, str(SCRIPT), "--n", "16", "--repeats", "1", "--render-n", "0"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    ).stdout
+    assert re.search(r"workload cut: 16 completions, mean 20\d\d chars, \d+ do not parse", out), out
+    assert re.search(r"workload whole: 16 completions", out), out
+    rows = re.findall(r"^\| (.+?) \| (\d+) \| ([\d.]+) \|$", out, re.MULTILINE)
+    names = [name for name, _, _ in rows]
+    for label in ("in-process", "pool of 2"):
+        for what in ("jsx.compiles", "jsx.syntax", "jsx.rules"):
+            assert names.count(f"{what}, {label}") == 2, names
+        for how in ("one after the other", "as the mixture runs them"):
+            assert names.count(f"all three, {label}, {how}") == 2, names
+    assert all(int(rate) > 0 for _, rate, _ in rows)
