@@ -71,8 +71,8 @@ class _SignalRunner:
     # scorer construction is lazy: heavy plugins load their models on first use
     def _score_raw(self, samples: list[Sample]) -> list[Any]:
         # a signal with its own processes (spec.own_pool) got the signal-level settings in its params
-        workers, timeout_s, memory_mb = self.config.core_pool()
-        if workers > 0 and not self.spec.own_pool:
+        if self._in_core_pool():
+            workers, timeout_s, memory_mb = self.config.core_pool()
             if self._pool is None:
                 self._pool = WorkerPool(
                     _score_in_worker,
@@ -99,6 +99,11 @@ class _SignalRunner:
             )
             return [SampleError(message, reason="invalid") for _ in samples]
         return results
+
+    def _in_core_pool(self) -> bool:
+        """Whether the core's pool runs this scorer (signal-level ``workers > 0``, and the signal has no
+        processes of its own: for an ``own_pool`` signal the settings are the plugin's)."""
+        return self.config.core_pool()[0] > 0 and not self.spec.own_pool
 
     def _score_one(self, sample: Sample) -> Any:
         assert self._scorer is not None
@@ -167,9 +172,8 @@ class _SignalRunner:
         start work in the background on exactly the samples :meth:`score` will then pass it (the same
         batch, less the cached and repeated ones). ``True`` when it started; a prefetch that raises is
         ignored (with one warning): :meth:`score` then scores the batch as usual."""
-        workers, _, _ = self.config.core_pool()
-        if workers > 0 and not self.spec.own_pool:
-            return False  # the core's own pool already runs the scorer beside this process
+        if self._in_core_pool():
+            return False  # the scorer lives in the core's worker processes, not here
         if self._scorer is None:
             self._scorer = self.spec.make_scorer(self.params)
         start = getattr(self._scorer, "prefetch", None)
