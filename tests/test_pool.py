@@ -113,3 +113,34 @@ def test_items_with_one_key_meet_the_same_worker_again() -> None:
     # other worker once its queue is empty, depending on timing)
     assert sum(hit for _, hit in second) >= 2
     assert len({p for p, _ in everywhere}) == 2
+
+
+@pytest.mark.parametrize(("item", "reason"), [("hang", "timeout"), ("exit", "crash"), ("memory", "memory")])
+def test_items_waiting_behind_a_lost_one_run_on_the_replacement(item: str, reason: str) -> None:
+    """With one worker, "a" and "b" wait in its pipe while the bad item runs: they are run again, not lost."""
+    with WorkerPool(work, workers=1, timeout_s=0.5, memory_mb=256) as p:
+        results = p.map([item, "a", "b"])
+        assert isinstance(results[0], SampleError) and results[0].reason == reason, results[0]
+        assert results[1:] == ["A", "B"]
+        assert p.restarts == 1
+
+
+@pytest.mark.timeout(60)  # a regression blocks in send() for good: fail, not hang the suite
+def test_a_large_item_waits_for_an_idle_worker() -> None:
+    """An item too large to wait in a busy worker's pipe is not sent to it: sending would block this
+    process while the worker hangs, past the running item's deadline."""
+    from botgrpo_core.rewards.pool import PIPELINE_MAX_BYTES
+
+    big = "x" * (64 * PIPELINE_MAX_BYTES)  # over any socket buffer: a blocking send would never return
+    with WorkerPool(work, workers=1, timeout_s=0.5) as p:
+        results = p.map(["hang", big])
+    assert results[0].reason == "timeout" and results[1] == big.upper()
+
+
+def test_pipelining_keeps_order_and_is_configurable() -> None:
+    items = [f"x{i}" for i in range(50)]
+    for depth in (1, 2, 5):
+        with WorkerPool(work, workers=2, timeout_s=5, pipeline_depth=depth) as p:
+            assert p.map(items) == [s.upper() for s in items]
+    with pytest.raises(ValueError, match="pipeline_depth"):
+        WorkerPool(work, workers=1, pipeline_depth=0)

@@ -21,9 +21,15 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
+from multiprocessing.reduction import ForkingPickler as _ForkingPickler
 from typing import Any
 
 from botgrpo_core.signals import SampleError
+
+#: Items in flight per worker by default: one running, the next waiting in its pipe.
+PIPELINE_DEPTH = 2
+#: Largest message sent to a worker that is still running an item (kept well below a pipe's buffer).
+PIPELINE_MAX_BYTES = 16 * 1024
 
 _PAGE_SIZE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
@@ -89,8 +95,9 @@ def _worker_main(
 class _Worker:
     process: Any
     conn: Connection
-    task: int | None = None
-    deadline: float = 0.0
+    #: items sent and not yet answered, in order: the first is running, the others wait in the pipe
+    tasks: deque[int] = field(default_factory=deque)
+    deadline: float = 0.0  # the running item's
     ready: bool = False  # sent its start-up message (initializer done)
     start_deadline: float = 0.0
 
@@ -136,6 +143,15 @@ class _Batch:
         own = self.queues[worker]
         return own.popleft() if own else max(self.queues, key=len).pop()
 
+    def put_back(self, worker: int, items: Sequence[int]) -> None:
+        """Queue items that were taken for worker ``worker`` but did not run again, first in its queue."""
+        queue = self.queues[worker if len(self.queues) > 1 else 0]
+        queue.extendleft(reversed(items))
+
+    def finish(self, item: int, result: Any) -> None:
+        self.results[item] = result
+        self.running -= 1
+
 
 class WorkerPool:
     """Run ``fn(item)`` for many items in worker processes, each under a deadline and a memory bound.
@@ -147,9 +163,17 @@ class WorkerPool:
         initializer (``None``: unbounded). Allocations past it raise ``MemoryError`` in the worker.
     :param initializer: called once in each new worker with ``initargs`` (load a model, patch builtins).
     :param start_method: ``forkserver`` (default: safe with threads and torch loaded in the parent).
+    :param pipeline_depth: items in flight per worker (1: each waits for the answer to the one before).
 
     ``map`` returns one entry per item in order: the function's result, or a ``SampleError`` with
     ``reason`` ``error`` (it raised), ``timeout``, ``memory`` or ``crash`` (the worker died).
+
+    Each worker has up to ``pipeline_depth`` items in flight: the next waits in its pipe while one
+    runs, so a worker never idles for the round trip to this process (~0.3 ms per item on a loaded
+    2-core VM, measured: about half of a 0.7 ms item). An item's deadline starts when the item before
+    it is answered; when a worker is killed or dies, the items waiting behind the one it was running
+    are queued again, not lost. Items whose message exceeds :data:`PIPELINE_MAX_BYTES` are sent to
+    idle workers only (a full pipe would block this process while the worker runs).
     """
 
     def __init__(
@@ -162,13 +186,17 @@ class WorkerPool:
         initializer: Callable[..., None] | None = None,
         initargs: tuple[Any, ...] = (),
         start_method: str = "forkserver",
+        pipeline_depth: int = PIPELINE_DEPTH,
     ) -> None:
         if workers < 1:
             raise ValueError(f"WorkerPool: workers must be >= 1, got {workers}")
+        if pipeline_depth < 1:
+            raise ValueError(f"WorkerPool: pipeline_depth must be >= 1, got {pipeline_depth}")
         if timeout_s <= 0:
             raise ValueError(f"WorkerPool: timeout_s must be > 0, got {timeout_s}")
         self.fn = fn
         self.num_workers = workers
+        self.pipeline_depth = pipeline_depth
         self.timeout_s = timeout_s
         self.memory_mb = memory_mb
         self.initializer = initializer
@@ -217,10 +245,16 @@ class WorkerPool:
         worker.process.join(timeout=5)
         worker.conn.close()
 
-    def _replace(self, index: int) -> None:
+    def _replace(self, index: int, batch: _Batch | None = None) -> None:
         """Kill a worker and start its replacement without waiting for it: the call that hit a timeout
-        returns at its deadline, and the new worker takes tasks once it reports ready."""
-        self._kill(self._workers[index])
+        returns at its deadline, and the new worker takes tasks once it reports ready. The items that
+        were waiting in the old worker's pipe go back to ``batch``'s queue."""
+        old = self._workers[index]
+        if batch is not None and old.tasks:
+            batch.running -= len(old.tasks)
+            batch.put_back(index, list(old.tasks))
+            old.tasks.clear()
+        self._kill(old)
         self.restarts += 1
         self._workers[index] = self._spawn()
 
@@ -253,7 +287,7 @@ class WorkerPool:
             self._ensure_started()
             while batch.pending or batch.running:
                 self._dispatch(batch)
-                busy = [w for w in self._workers if w.task is not None]
+                busy = [w for w in self._workers if w.tasks]
                 starting = [w for w in self._workers if not w.ready] if batch.pending else []
                 if not busy and not starting:
                     continue
@@ -264,24 +298,33 @@ class WorkerPool:
         return batch.results
 
     def _dispatch(self, batch: _Batch) -> None:
-        """Hand a pending item to every idle, ready worker."""
+        """Fill every ready worker up to ``pipeline_depth`` items in flight."""
         for index, worker in enumerate(self._workers):
-            if not (worker.ready and worker.task is None and batch.pending):
-                continue
-            task = batch.next_for(index)
-            try:
-                worker.conn.send((task, batch.items[task]))
-            except Exception as exc:
-                if isinstance(exc, (BrokenPipeError, EOFError, OSError)):
-                    self._replace(index)
-                batch.results[task] = SampleError(f"item could not be sent to a worker: {exc!r}")
-                continue
-            worker.task, worker.deadline = task, time.monotonic() + batch.timeout
-            batch.running += 1
+            while worker.ready and len(worker.tasks) < self.pipeline_depth and batch.pending:
+                task = batch.next_for(index)
+                try:
+                    message = _ForkingPickler.dumps((task, batch.items[task]))
+                except Exception as exc:
+                    batch.results[task] = SampleError(f"item could not be sent to a worker: {exc!r}")
+                    continue
+                if worker.tasks and len(message) > PIPELINE_MAX_BYTES:
+                    batch.put_back(index, [task])  # sent once this worker is idle
+                    break
+                try:
+                    worker.conn.send_bytes(message)
+                except OSError:  # the worker is gone: this item runs on its replacement
+                    batch.put_back(index, [task])
+                    self._lost(index, batch, "worker died")
+                    break
+                if not worker.tasks:
+                    worker.deadline = time.monotonic() + batch.timeout
+                worker.tasks.append(task)
+                batch.running += 1
 
     def _collect(self, batch: _Batch, ready: set[Any], now: float) -> None:
         """Take the results of the workers in ``ready``; time out the late ones; start replacements."""
-        for index, worker in enumerate(self._workers):
+        for index in range(len(self._workers)):
+            worker = self._workers[index]
             if not worker.ready:
                 # poll(): a replacement that started while no task was pending was not waited on
                 if worker.conn in ready or worker.conn.poll():
@@ -290,33 +333,48 @@ class WorkerPool:
                     self._kill(worker)
                     raise RuntimeError("WorkerPool: a replacement worker did not start (initializer hung?)")
                 continue
-            task = worker.task
-            if task is None:
+            if not worker.tasks:
                 continue
             if worker.conn in ready:
-                batch.results[task] = self._receive(index, worker)
+                self._receive_all(index, batch)
             elif now >= worker.deadline:
-                batch.results[task] = SampleError(f"timed out after {batch.timeout:g} s", reason="timeout")
-                self._replace(index)
-            else:
-                continue
-            worker.task = None
-            batch.running -= 1
+                batch.finish(
+                    worker.tasks.popleft(),
+                    SampleError(f"timed out after {batch.timeout:g} s", reason="timeout"),
+                )
+                self._replace(index, batch)
 
-    def _receive(self, index: int, worker: _Worker) -> Any:
-        """One finished task's result (or the error it became); a dead or over-memory worker is replaced."""
-        try:
-            _, status, payload = worker.conn.recv()
-        except (EOFError, OSError):
-            worker.process.join(timeout=1)  # reap it so the exit code is known
-            code = worker.process.exitcode
-            self._replace(index)
-            return SampleError(f"worker died (exit code {code})", reason="memory" if code == -9 else "crash")
-        if status == "ok":
-            return payload
-        if status == "memory":
-            self._replace(index)
-        return SampleError(payload, reason=status)
+    def _receive_all(self, index: int, batch: _Batch) -> None:
+        """Every answer waiting from worker ``index``; the next item's deadline starts now."""
+        worker = self._workers[index]
+        while worker.tasks:
+            task = worker.tasks.popleft()
+            try:
+                _, status, payload = worker.conn.recv()
+            except (EOFError, OSError):
+                worker.tasks.appendleft(task)
+                self._lost(index, batch, "worker died")
+                return
+            if status == "ok":
+                batch.finish(task, payload)
+            else:
+                batch.finish(task, SampleError(payload, reason=status))
+                if status == "memory":  # the worker exits after a MemoryError
+                    self._replace(index, batch)
+                    return
+            if not (worker.tasks and worker.conn.poll()):
+                break
+        worker.deadline = time.monotonic() + batch.timeout
+
+    def _lost(self, index: int, batch: _Batch, why: str) -> None:
+        """Worker ``index`` died: the item it was running gets the error, the ones behind it run again."""
+        worker = self._workers[index]
+        worker.process.join(timeout=1)  # reap it so the exit code is known
+        code = worker.process.exitcode
+        if worker.tasks:
+            reason = "memory" if code == -9 else "crash"
+            batch.finish(worker.tasks.popleft(), SampleError(f"{why} (exit code {code})", reason=reason))
+        self._replace(index, batch)
 
     def close(self) -> None:
         """Stop the workers (idempotent)."""
