@@ -15,9 +15,9 @@ Rules (names are the keys of ``RulesParams.weights``):
   (``htmlFor``).
 - ``missing_export``: the prompt asks for an exported component and none is exported.
 
-One linear walk (:mod:`botgrpo_jsx.walk`) gathers calls, tags and exports with their context;
-declarations come from a tree-sitter query (C code). On code with a syntax error only the local
-rules run (``unclosed_tag``, ``class_attribute``; see :func:`check_rules`).
+One linear walk (:mod:`botgrpo_jsx.walk`) gathers calls, tags, exports and declared names with their
+context. On code with a syntax error only the local rules run (``unclosed_tag``, ``class_attribute``;
+see :func:`check_rules`).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ import re
 from typing import TYPE_CHECKING, Literal
 
 from botgrpo_jsx.tags import unclosed_tags
-from botgrpo_jsx.treesitter import Parsed, query
+from botgrpo_jsx.treesitter import Parsed
 from botgrpo_jsx.violation import Violation, violation
 from botgrpo_jsx.walk import FUNCTIONS, Call, walk
 
@@ -39,35 +39,6 @@ ExportRequirement = Literal["any", "default"]
 _HOOK = re.compile(r"^use[A-Z0-9]\w*$")
 _COMPONENT_OR_HOOK = re.compile(r"^(?:[A-Z]|use[A-Z0-9])")
 _PASCAL = re.compile(r"^[A-Z]")
-
-# Binding positions; each pattern is kept only where the grammar has its node types.
-_DECLARATIONS = (
-    "(import_clause (identifier) @decl)",
-    "(import_specifier name: (identifier) @decl)",
-    "(import_specifier alias: (identifier) @decl)",
-    "(namespace_import (identifier) @decl)",
-    "(variable_declarator name: (identifier) @decl)",
-    "(shorthand_property_identifier_pattern) @decl",
-    "(pair_pattern value: (identifier) @decl)",
-    "(array_pattern (identifier) @decl)",
-    "(assignment_pattern left: (identifier) @decl)",
-    "(object_assignment_pattern left: (shorthand_property_identifier_pattern) @decl)",
-    "(rest_pattern (identifier) @decl)",
-    "(required_parameter pattern: (identifier) @decl)",
-    "(optional_parameter pattern: (identifier) @decl)",
-    "(formal_parameters (identifier) @decl)",
-    "(arrow_function parameter: (identifier) @decl)",
-    "(function_declaration name: (identifier) @decl)",
-    "(function_expression name: (identifier) @decl)",
-    "(generator_function_declaration name: (identifier) @decl)",
-    "(class_declaration name: (_) @decl)",
-    "(abstract_class_declaration name: (_) @decl)",
-    "(class name: (_) @decl)",
-    "(enum_declaration name: (identifier) @decl)",
-    "(for_in_statement left: (identifier) @decl)",
-    "(catch_clause parameter: (identifier) @decl)",
-    "(assignment_expression left: (identifier) @decl)",
-)
 
 
 def check_rules(
@@ -93,7 +64,7 @@ def check_rules(
         out += _hooks(parsed, facts.calls)
     if "undefined_component" in enabled and parses:
         elements = [e for e, _ in facts.elements]
-        out += _undefined_components(parsed, elements, _declared(parsed))
+        out += _undefined_components(parsed, elements, facts.declared)
     if "unclosed_tag" in enabled and not bracket_error:
         out += unclosed_tags(parsed, facts.tags)
     if "class_attribute" in enabled:
@@ -102,14 +73,6 @@ def check_rules(
         out += _missing_export(parsed, facts.exports, facts.cjs_exports, require_export)
     out.sort(key=lambda v: (v.start, v.end, v.rule))
     return out
-
-
-def _declared(parsed: Parsed) -> set[str]:
-    from tree_sitter import QueryCursor
-
-    q = query(parsed.grammar, _DECLARATIONS)
-    captures: dict[str, list[Node]] = QueryCursor(q).captures(parsed.root) if q is not None else {}
-    return {parsed.text(n) for n in captures.get("decl", [])}
 
 
 # --- missing_key -------------------------------------------------------------------------------------------

@@ -57,11 +57,11 @@ _POSITIONAL = frozenset(
     | set(_LOOPS)
 )
 _WRAPPERS = frozenset({"parenthesized_expression", "as_expression", "satisfies_expression"})
-#: Subtrees the walk does not enter: TypeScript types, imports, strings, comments and regexes hold no
-#: call, JSX element, function, return or export the rules read (a template string can: it is walked).
+#: Subtrees the walk does not enter: TypeScript types, strings, comments and regexes hold no call,
+#: JSX element, function, return, export or declaration the rules read (a template string can: it is
+#: walked).
 OPAQUE = frozenset(
     {
-        "import_statement",
         "type_annotation",
         "type_arguments",
         "type_parameters",
@@ -72,6 +72,37 @@ OPAQUE = frozenset(
         "regex",
     }
 )
+#: Where a name is declared (``undefined_component`` reads the file-wide set): a node kind, and the
+#: fields of it whose identifier it declares (``None``: every identifier child; ``{ X as Y }``
+#: declares both names, ``const {a} = p`` its shorthand ``a``).
+BINDINGS: dict[str, frozenset[str] | None] = {
+    "import_clause": None,
+    "import_specifier": None,
+    "namespace_import": None,
+    "variable_declarator": frozenset({"name"}),
+    "object_pattern": None,
+    "object_assignment_pattern": frozenset({"left"}),
+    "pair_pattern": frozenset({"value"}),
+    "array_pattern": None,
+    "assignment_pattern": frozenset({"left"}),
+    "rest_pattern": None,
+    "required_parameter": frozenset({"pattern"}),
+    "optional_parameter": frozenset({"pattern"}),
+    "formal_parameters": None,
+    "arrow_function": frozenset({"parameter"}),
+    "function_declaration": frozenset({"name"}),
+    "function_expression": frozenset({"name"}),
+    "generator_function_declaration": frozenset({"name"}),
+    "class_declaration": frozenset({"name"}),
+    "abstract_class_declaration": frozenset({"name"}),
+    "class": frozenset({"name"}),
+    "enum_declaration": frozenset({"name"}),
+    "for_in_statement": frozenset({"left"}),
+    "catch_clause": frozenset({"parameter"}),
+    "assignment_expression": frozenset({"left"}),
+}
+#: The kinds of a declared name (a class's name is a ``type_identifier`` in TSX).
+_NAMES = frozenset({"identifier", "type_identifier", "shorthand_property_identifier_pattern"})
 #: A tag further than this from its line's start is not "first on its line" (bounds the look-back).
 _MAX_INDENT = 200
 
@@ -122,6 +153,8 @@ class Facts:
     tags: list[Tag] = field(default_factory=list)
     exports: list[Node] = field(default_factory=list)
     cjs_exports: list[Node] = field(default_factory=list)
+    #: every name the file declares (see :data:`BINDINGS`)
+    declared: set[str] = field(default_factory=set)
     #: nodes visited, and nodes inside :data:`OPAQUE` subtrees not entered (together: every node once)
     visits: int = 0
     skipped: int = 0
@@ -193,6 +226,8 @@ def _enter(parsed: Parsed, node: Node, cursor: TreeCursor, frames: list[_Frame],
             field_name = cursor.field_name
             conditional = _position_problem(parsed, parent, field_name)
         problem = conditional or inherited
+    if kind in BINDINGS:
+        _declare(parsed, node, BINDINGS[kind], facts.declared)
     if kind in FUNCTIONS:
         name, default_export = _function_name(parsed, node, frames)
         function = Function(name, default_export, kind == "method_definition")
@@ -219,6 +254,15 @@ def _enter(parsed: Parsed, node: Node, cursor: TreeCursor, frames: list[_Frame],
     ):
         facts.cjs_exports.append(node)
     return frame
+
+
+def _declare(parsed: Parsed, node: Node, fields: frozenset[str] | None, declared: set[str]) -> None:
+    """Add the names ``node`` declares (its identifier children in ``fields``, or all of them)."""
+    if fields is None:
+        children = node.named_children
+    else:
+        children = [c for f in fields if (c := node.child_by_field_name(f)) is not None]
+    declared.update(parsed.text(c) for c in children if c.type in _NAMES)
 
 
 def _position_problem(parsed: Parsed, parent: _Frame, field_name: str | None) -> str | None:
