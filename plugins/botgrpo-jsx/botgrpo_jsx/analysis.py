@@ -7,14 +7,13 @@ sample's result: spans for the local signals, a float for tree-sitter validity, 
 
 from __future__ import annotations
 
-import functools
 from collections import OrderedDict
 from collections.abc import Mapping
 from typing import Any
 
 from botgrpo_core.signals import SampleError, Span
 from botgrpo_jsx import esprima_backend
-from botgrpo_jsx.extract import CodeView, extract_code
+from botgrpo_jsx.extract import CodeView, extract_cached
 from botgrpo_jsx.params import CommonParams, RulesParams, SyntaxParams
 from botgrpo_jsx.rules import RULES, ExportRequirement, check_rules, export_requirement_from_prompt
 from botgrpo_jsx.spans import Mark, disjoint
@@ -22,14 +21,8 @@ from botgrpo_jsx.syntax import located_cause, located_tag, syntax_errors, valid_
 from botgrpo_jsx.treesitter import Parsed, ParseTimeout, parse
 
 
-@functools.lru_cache(maxsize=1024)
-def _view(completion: str, languages: tuple[str, ...], block: str) -> CodeView | None:
-    """The extracted code (jsx.syntax and jsx.rules on the same completion extract it once)."""
-    return extract_code(completion, languages, block)  # type: ignore[arg-type]
-
-
 def _extract(completion: str, params: CommonParams) -> CodeView | SampleError | None:
-    view = _view(completion, tuple(params.languages), params.block)
+    view = extract_cached(completion, tuple(params.languages), params.block)
     if view is not None and len(view.code) > params.max_chars:
         return SampleError(
             f"extracted code has {len(view.code)} characters, over max_chars={params.max_chars} "

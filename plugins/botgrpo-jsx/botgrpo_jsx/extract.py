@@ -7,6 +7,7 @@ A fence the model never closed (it ran out of tokens) runs to the end of the com
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from typing import Literal
@@ -88,3 +89,12 @@ def extract_code(
     if block == "last":
         return wanted[-1]
     return max(wanted, key=lambda b: len(b.code.strip()))
+
+
+@functools.lru_cache(maxsize=1024)
+def extract_cached(
+    completion: str, languages: tuple[str, ...], block: BlockChoice = "largest"
+) -> CodeView | None:
+    """:func:`extract_code` of the last 1,024 completions: the jsx signals of one completion (and the
+    jsx.compiles prefetch thread before them) extract it once per process."""
+    return extract_code(completion, languages, block)

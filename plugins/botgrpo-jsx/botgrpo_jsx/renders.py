@@ -28,7 +28,7 @@ from typing import Any
 from botgrpo_core.signals import Sample, SampleError, Span
 from botgrpo_jsx import nodeenv
 from botgrpo_jsx.bounds import bracket_depth
-from botgrpo_jsx.extract import CodeView, extract_code
+from botgrpo_jsx.extract import CodeView, extract_cached
 from botgrpo_jsx.params import RendersParams
 from botgrpo_jsx.spans import Mark, disjoint
 
@@ -95,7 +95,7 @@ class Renderer:
 
     def _view(self, sample: Sample) -> CodeView | None:
         p = self.params
-        view = extract_code(sample.completion, tuple(p.languages), p.block)
+        view = extract_cached(sample.completion, tuple(p.languages), p.block)
         if view is None or not view.code.strip() or len(view.code) > p.max_chars:
             return None
         return None if bracket_depth(view.code) > p.max_nesting else view

@@ -17,7 +17,7 @@ from botgrpo_core.signals import Sample, SampleError, Span
 from botgrpo_jsx import nodeenv
 from botgrpo_jsx.bounds import bracket_depth
 from botgrpo_jsx.execution import Task, run_tasks
-from botgrpo_jsx.extract import TS_LANGUAGES, CodeView, extract_code
+from botgrpo_jsx.extract import TS_LANGUAGES, CodeView, extract_cached
 from botgrpo_jsx.params import CompilesParams, RulesParams, SyntaxParams
 
 #: TypeScript diagnostics about names, which hold on partial code (``strict_checks: names``): cannot
@@ -187,7 +187,7 @@ class CompilesScorer:
         p = self.params
         views: list[CodeView | None] = []
         for s in samples:
-            view = extract_code(s.completion, tuple(p.languages), p.block)
+            view = extract_cached(s.completion, tuple(p.languages), p.block)
             # No code, or more than we agree to compile: not a compiling answer.
             if view is None or not view.code.strip() or len(view.code) > p.max_chars:
                 views.append(None)
