@@ -17,8 +17,8 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from botgrpo_bench.runs import (
-    STEP_TIME_KEYS,
     curve_mean,
+    logged_step_seconds,
     mean_of,
     run_curves,
     step_seconds,
@@ -128,7 +128,7 @@ def curve_points(curve: Sequence[Sequence[float]], metric: str) -> list[tuple[in
 def median_step_seconds(train_rows: Sequence[dict[str, Any]]) -> float | None:
     """Median wall seconds per training step from the log's step times (None when it has none): robust
     to the odd slow step (a checkpoint, the machine's other load)."""
-    times = [float(r[k]) for r in train_rows for k in STEP_TIME_KEYS if isinstance(r.get(k), (int, float))]
+    times = logged_step_seconds(train_rows)
     return statistics.median(times) if times else None
 
 

@@ -80,9 +80,14 @@ def steps_to_target(
     return None
 
 
+def logged_step_seconds(train_rows: Sequence[dict[str, Any]]) -> list[float]:
+    """The wall seconds of each training step the log records (under any of :data:`STEP_TIME_KEYS`)."""
+    return [float(r[k]) for r in train_rows for k in STEP_TIME_KEYS if isinstance(r.get(k), (int, float))]
+
+
 def step_seconds(train_rows: Sequence[dict[str, Any]], result: dict[str, Any], steps: int) -> float | None:
     """Mean wall seconds per training step: from the log's step times, else the run's training time."""
-    times = [float(r[k]) for r in train_rows for k in STEP_TIME_KEYS if isinstance(r.get(k), (int, float))]
+    times = logged_step_seconds(train_rows)
     if times:
         return statistics.fmean(times)
     summary = result.get("summary") or {}

@@ -69,8 +69,10 @@ def _header(bench: BenchFile, runs: Sequence[dict[str, Any]], meta: dict[str, An
             for h in working
         ]
         report_only = len(history) - len(working)
+        # runs made before invocations were logged (the history then holds report-only ones)
+        ran = "; ".join(parts) or ("not logged: the runs predate this history" if runs else "none")
         lines.append(
-            f"- Invocations that ran something: {'; '.join(parts) or 'none'}"
+            f"- Invocations that ran something: {ran}"
             + (f"; {report_only} more only rewrote this report from the finished runs" if report_only else "")
         )
     lines += [f"- Seeds: {', '.join(map(str, bench.seeds))}; methods: {', '.join(bench.methods)}", ""]

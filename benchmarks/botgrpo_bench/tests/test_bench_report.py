@@ -1,5 +1,5 @@
 """The report's numbers against hand-computed values and enumeration: Pass@k, steps to target, the paired
-ratio with censoring; and the docs page built from results folders."""
+ratio with censoring; the summary's header; and the docs page built from results folders."""
 
 from __future__ import annotations
 
@@ -103,3 +103,22 @@ def test_docs_page_collects_summaries_and_plots(tmp_path: Path) -> None:
     assert text.startswith("# Results") and "## Bench `full`" in text and "### Task" in text
     assert "](results/checks/curves.png)" in text
     assert (doc.parent / "results" / "checks" / "curves.png").read_bytes().endswith(b"checks")
+
+
+def test_invocation_line_says_when_the_runs_predate_the_history() -> None:
+    """A folder whose runs were made before invocations were logged has only report-only entries: the
+    line says so rather than that nothing ran."""
+    from botgrpo_bench.config import load_bench
+    from botgrpo_bench.summary import _header
+
+    bench = load_bench(Path(__file__).resolve().parents[3] / "benchmarks" / "bench_full.yaml")
+    report_only = {"date": "d", "runs_started": 0, "runs_s": 0.0, "load_average": [1.0, 1.0, 1.0]}
+    meta = {"history": [report_only, report_only], "parallel": 2}
+    run = {"run_dir": "r", "wall_s": 60.0, "status": "ok"}
+    line = next(x for x in _header(bench, [run], meta) if x.startswith("- Invocations"))
+    assert line == (
+        "- Invocations that ran something: not logged: the runs predate this history; "
+        "2 more only rewrote this report from the finished runs"
+    )
+    line = next(x for x in _header(bench, [], meta) if x.startswith("- Invocations"))
+    assert line.startswith("- Invocations that ran something: none;")
