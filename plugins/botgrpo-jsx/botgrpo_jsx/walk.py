@@ -103,6 +103,24 @@ BINDINGS: dict[str, frozenset[str] | None] = {
 }
 #: The kinds of a declared name (a class's name is a ``type_identifier`` in TSX).
 _NAMES = frozenset({"identifier", "type_identifier", "shorthand_property_identifier_pattern"})
+#: Kinds :func:`_enter` acts on; any other node whose parent is not in :data:`_SCOPING` has its
+#: parent's context, which the walk copies without calling it.
+_NOT_PLAIN = (
+    FUNCTIONS
+    | set(BINDINGS)
+    | {
+        "return_statement",
+        "call_expression",
+        "jsx_opening_element",
+        "jsx_self_closing_element",
+        "jsx_closing_element",
+        "export_statement",
+        "member_expression",
+        "ERROR",
+    }
+)
+#: Parents whose children's context differs from their own (a branch, a function, the program).
+_SCOPING = _POSITIONAL | FUNCTIONS | {"program"}
 #: A tag further than this from its line's start is not "first on its line" (bounds the look-back).
 _MAX_INDENT = 200
 
@@ -186,15 +204,24 @@ def _walk(parsed: Parsed) -> Facts:
     cursor = parsed.root.walk()
     frames: list[_Frame] = []
     visits = skipped = 0
-    opaque = _opaque_kinds(parsed.grammar)
+    opaque, plain, names = _kind_sets(parsed.grammar)
     while True:
         node = cursor.node
         visits += 1
         if node.child_count:  # a leaf (a token) carries nothing the rules read: no frame for it
-            if node.kind_id in opaque:  # types, imports, strings: no call, element or function inside
+            kind_id = node.kind_id
+            if kind_id in opaque:  # types, strings: no call, element or function inside
                 skipped += node.descendant_count - 1
             else:
-                frames.append(_enter(parsed, node, cursor, frames, facts))
+                parent = frames[-1] if frames else None
+                if parent is not None and kind_id in plain and parent.type not in _SCOPING:
+                    # most nodes: their context is their parent's (what _enter would compute)
+                    fn = parent.function
+                    returns = fn.returns if fn else 0
+                    frame = _Frame(node, names[kind_id], fn, parent.problem, parent.broken, returns)
+                else:
+                    frame = _enter(parsed, node, cursor, frames, facts)
+                frames.append(frame)
                 cursor.goto_first_child()
                 continue
         while not cursor.goto_next_sibling():
@@ -205,10 +232,13 @@ def _walk(parsed: Parsed) -> Facts:
 
 
 @cache
-def _opaque_kinds(grammar: Grammar) -> frozenset[int]:
-    """Ids of :data:`OPAQUE`'s kinds in ``grammar`` (an int test per node, not a type string)."""
+def _kind_sets(grammar: Grammar) -> tuple[frozenset[int], frozenset[int], dict[int, str]]:
+    """Ids of :data:`OPAQUE`'s kinds in ``grammar``, of the kinds :func:`_enter` does nothing with
+    (:data:`_PLAIN`'s complement), and every id's name (int tests per node, not type strings)."""
     names, _, _ = kind_tables(grammar)
-    return frozenset(i for i, name in names.items() if name in OPAQUE)
+    opaque = frozenset(i for i, name in names.items() if name in OPAQUE)
+    plain = frozenset(i for i, name in names.items() if name not in _NOT_PLAIN)
+    return opaque, plain, names
 
 
 def _enter(parsed: Parsed, node: Node, cursor: TreeCursor, frames: list[_Frame], facts: Facts) -> _Frame:
@@ -258,11 +288,9 @@ def _enter(parsed: Parsed, node: Node, cursor: TreeCursor, frames: list[_Frame],
 
 def _declare(parsed: Parsed, node: Node, fields: frozenset[str] | None, declared: set[str]) -> None:
     """Add the names ``node`` declares (its identifier children in ``fields``, or all of them)."""
-    if fields is None:
-        children = node.named_children
-    else:
-        children = [c for f in fields if (c := node.child_by_field_name(f)) is not None]
-    declared.update(parsed.text(c) for c in children if c.type in _NAMES)
+    for child in node.named_children if fields is None else map(node.child_by_field_name, fields):
+        if child is not None and child.type in _NAMES:
+            declared.add(parsed.text(child))
 
 
 def _position_problem(parsed: Parsed, parent: _Frame, field_name: str | None) -> str | None:
