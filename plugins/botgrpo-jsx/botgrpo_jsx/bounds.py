@@ -21,3 +21,11 @@ def bracket_depth(code: str) -> int:
     if data.size == 0:
         return 0
     return max(0, int(np.cumsum(_STEP[data], dtype=np.int64).max()))
+
+
+def nested_deeper_than(code: str, limit: int) -> bool:
+    """Whether :func:`bracket_depth` of ``code`` exceeds ``limit``; code with no more than ``limit``
+    opening brackets cannot, which three ``str.count`` calls tell without the full count."""
+    if code.count("(") + code.count("{") + code.count("[") <= limit:
+        return False
+    return bracket_depth(code) > limit

@@ -27,7 +27,7 @@ from typing import Any
 
 from botgrpo_core.signals import Sample, SampleError, Span
 from botgrpo_jsx import nodeenv
-from botgrpo_jsx.bounds import bracket_depth
+from botgrpo_jsx.bounds import nested_deeper_than
 from botgrpo_jsx.extract import CodeView, extract_cached
 from botgrpo_jsx.params import RendersParams
 from botgrpo_jsx.spans import Mark, disjoint
@@ -98,7 +98,7 @@ class Renderer:
         view = extract_cached(sample.completion, tuple(p.languages), p.block)
         if view is None or not view.code.strip() or len(view.code) > p.max_chars:
             return None
-        return None if bracket_depth(view.code) > p.max_nesting else view
+        return None if nested_deeper_than(view.code, p.max_nesting) else view
 
     def _render(self, samples: Sequence[Sample]) -> list[dict[str, Any]]:
         views = [self._view(s) for s in samples]

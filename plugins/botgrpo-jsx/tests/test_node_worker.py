@@ -10,7 +10,7 @@ import pytest
 
 from botgrpo_core.signals import Sample, SampleError
 from botgrpo_jsx import nodeenv
-from botgrpo_jsx.bounds import bracket_depth
+from botgrpo_jsx.bounds import bracket_depth, nested_deeper_than
 from botgrpo_jsx.node import NodeWorker
 from botgrpo_jsx.params import CompilesParams
 from botgrpo_jsx.plugin import make_compiles
@@ -85,6 +85,16 @@ def test_bracket_depth_reference() -> None:
     assert bracket_depth("f({a: [1, (2)]})") == 4
     assert bracket_depth("(" * 50 + ")" * 50 + "{{") == 50
     assert bracket_depth("'日本' + (x)") == 1
+
+
+def test_nested_deeper_than_agrees_with_the_full_count() -> None:
+    import random
+
+    rng = random.Random(0)
+    for _ in range(300):
+        code = "".join(rng.choice("({[]}) x") for _ in range(rng.randint(0, 60)))
+        for limit in (0, 1, 3, 10):
+            assert nested_deeper_than(code, limit) == (bracket_depth(code) > limit), (code, limit)
 
 
 def test_a_bomb_in_a_compile_batch_costs_only_its_own_sample(need_node: None) -> None:
