@@ -30,6 +30,7 @@ def main(output_dir: str) -> None:
     per = len(DIST_COMPLETIONS) // world
     result = dist_results(trainer, tokenizer, rows, rank * per, (rank + 1) * per)
     torch.save(result, Path(output_dir) / f"rank{rank}.pt")
+    trainer.accelerator.end_training()  # destroys the process group: gloo's threads can abort at exit
 
 
 def train(output_dir: str) -> None:
@@ -45,6 +46,7 @@ def train(output_dir: str) -> None:
     data = run_dict(Path(output_dir), training={"steps": 2, "prompts_per_step": 2, "group_size": 4})
     summary = run_training(parse_config(data, source="<dist>"), progress=False, log=lambda m: None)
     assert summary["steps"] == 2
+    assert not torch.distributed.is_initialized()  # the run destroyed the process group it created
 
 
 if __name__ == "__main__":

@@ -241,6 +241,7 @@ def run_training(
     _set_threads(config)
     output_dir = Path(config.training.output_dir)
     is_main = int(os.environ.get("RANK", "0")) == 0
+    owns_group = not _process_group_initialized()  # else the caller's: left for it to destroy
 
     check_output_dir(output_dir, resume=resume, overwrite=overwrite)  # every rank raises alike
     setup = _checked_setup(config, log if is_main else _silent)
@@ -259,10 +260,26 @@ def run_training(
             _make_trainer(ctx, setup, [*callbacks, stop.callback(lambda: ctx.trainer)])
             _train(ctx, setup, resume_from, progress, stop)
             if stop.signum is None:
-                return _finish(ctx, setup, start, overrides, model_s)
+                summary = _finish(ctx, setup, start, overrides, model_s)
+                if owns_group:
+                    ctx.trainer.accelerator.state.destroy_process_group()
+                return summary
         except KeyboardInterrupt:
             setup.mixture.close()
         raise _interrupted(stop.signum or signal.SIGINT, output_dir) from None
+
+
+def _process_group_initialized() -> bool:
+    """Whether a ``torch.distributed`` process group exists already.
+
+    The one the trainer creates under torchrun (accelerate's) is destroyed when the run completes:
+    left to interpreter exit, gloo's threads can abort the process ("terminate called without an
+    active exception", seen on the 2-process CPU test). Not after a failure or a signal, where
+    another rank may still be inside a collective and destroying would hang.
+    """
+    import torch.distributed as dist
+
+    return dist.is_available() and dist.is_initialized()
 
 
 def _finish(
