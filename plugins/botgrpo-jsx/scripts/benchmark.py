@@ -1,6 +1,7 @@
 """Throughput of the jsx signals: samples/s for 512 completions of ~2 KB, against esbuild alone.
 
     python scripts/benchmark.py [--n 512] [--repeats 5] [--workload 2kb|whole|cut|all] [--render-n 64]
+        [--json results/throughput-N.json]
 
 Three workloads, each completion in a fence with a unique first line, and unique per row (the parse
 cache, which lets jsx.syntax and jsx.rules share a parse of the same completion within a batch as in a
@@ -21,13 +22,20 @@ the other two score, then it is collected). Each figure is the median of ``--rep
 shared 2-core machine varies by up to 2x between runs); ratios are against the baseline measured in
 the same run. Then jsx.renders on ``--render-n`` whole corpus components (one sandboxed Node process
 per sample, 2 at a time; 0 skips it), reported apart: it is another order of magnitude.
+``--json`` also writes every figure with the run's settings, machine and commit (the README's
+tables come from the files in ``scripts/results/``).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import platform
 import random
 import statistics
+import subprocess
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -78,25 +86,72 @@ def rate(fn: Callable[[], object], n: int, warm: Callable[[], object], repeats: 
     return n / statistics.median(times)
 
 
+class Report:
+    """The printed tables, and the same figures kept for ``--json``."""
+
+    def __init__(self) -> None:
+        self.workloads: dict[str, dict[str, float]] = {}
+        self.rows: list[dict[str, object]] = []
+
+    def row(self, workload: str, configuration: str, samples_per_s: float, baseline: float) -> None:
+        print(f"| {configuration} | {samples_per_s:.0f} | {samples_per_s / baseline:.2f} |")
+        self.rows.append(
+            {
+                "workload": workload,
+                "configuration": configuration,
+                "samples_per_s": round(samples_per_s, 1),
+                "vs_baseline": round(samples_per_s / baseline, 3),
+            }
+        )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=512)
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--workload", choices=(*WORKLOADS, "all"), default="all")
     ap.add_argument("--render-n", type=int, default=64)
+    ap.add_argument("--json", type=Path, help="also write every figure to this file")
     args = ap.parse_args()
     node = nodeenv.find_node()
     modules = nodeenv.node_modules()
     if node is None or modules is None:
         raise SystemExit(f"benchmark needs esbuild: {nodeenv.unavailable_reason()}")
+    report = Report()
+    started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     for workload in WORKLOADS if args.workload == "all" else (args.workload,):
-        table(workload, completions(args.n, workload=workload), node.node, modules, args.repeats)
+        table(report, workload, completions(args.n, workload=workload), node.node, modules, args.repeats)
     close_pools()
-    if args.render_n:
-        renders_row(args.render_n)
+    renders = renders_row(args.render_n) if args.render_n else None
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        meta = {
+            "command": "python scripts/benchmark.py " + " ".join(sys.argv[1:]),
+            "started": started,
+            "commit": _commit(),
+            "machine": f"{os.cpu_count()} CPUs ({platform.processor() or platform.machine()}), "
+            f"Python {platform.python_version()}, load average at the end {os.getloadavg()}",
+            "n": args.n,
+            "repeats": args.repeats,
+            "workloads": report.workloads,
+            "rows": report.rows,
+            "renders": renders,
+        }
+        args.json.write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
 
 
-def table(workload: str, texts: list[str], node: str, modules: Path, repeats: int) -> None:
+def _commit() -> str | None:
+    """The checkout's commit (``None`` outside a git checkout)."""
+    try:
+        out = subprocess.run(
+            ["git", "describe", "--always", "--dirty"], capture_output=True, text=True, cwd=CORPUS, timeout=10
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout.strip() or None
+
+
+def table(report: Report, workload: str, texts: list[str], node: str, modules: Path, repeats: int) -> None:
     """One workload's table: the baseline, each signal, all three (in turn, and prefetched)."""
     rows = iter(range(1 << 30))
 
@@ -110,6 +165,11 @@ def table(workload: str, texts: list[str], node: str, modules: Path, repeats: in
     broken = sum(parse(extract_code(t).code, 5.0).root.has_error for t in texts)  # type: ignore[union-attr]
     mean = sum(map(len, texts)) / len(texts)
     print(f"\nworkload {workload}: {len(texts)} completions, mean {mean:.0f} chars, {broken} do not parse")
+    report.workloads[workload] = {
+        "completions": len(texts),
+        "mean_chars": round(mean, 1),
+        "do_not_parse": broken,
+    }
     with NodeWorker(node, modules) as worker:
 
         def compile_all() -> None:
@@ -118,12 +178,20 @@ def table(workload: str, texts: list[str], node: str, modules: Path, repeats: in
 
         base = rate(compile_all, len(texts), compile_all, repeats)
     print("| configuration | samples/s | vs esbuild alone |\n| --- | --- | --- |")
-    print(f"| esbuild alone, one request per snippet (baseline) | {base:.0f} | 1.00 |")
+    report.row(workload, "esbuild alone, one request per snippet (baseline)", base, base)
     for workers in (0, 2):
-        signal_rows(workers, fresh, len(texts), base, repeats)
+        signal_rows(report, workload, workers, fresh, len(texts), base, repeats)
 
 
-def signal_rows(workers: int, fresh: Callable[..., list[Sample]], n: int, base: float, repeats: int) -> None:
+def signal_rows(
+    report: Report,
+    workload: str,
+    workers: int,
+    fresh: Callable[..., list[Sample]],
+    n: int,
+    base: float,
+    repeats: int,
+) -> None:
     """The rows of one worker setting: each signal, then all three in turn and as the mixture runs them."""
     compiles = make_compiles(CompilesParams(workers=workers))
     syntax = make_syntax(SyntaxParams(workers=workers))
@@ -131,7 +199,7 @@ def signal_rows(workers: int, fresh: Callable[..., list[Sample]], n: int, base: 
     label = "in-process" if workers == 0 else f"pool of {workers}"
     for name, scorer in (("jsx.compiles", compiles), ("jsx.syntax", syntax), ("jsx.rules", rules)):
         r = rate(lambda s=scorer: s.score(fresh()), n, lambda s=scorer: s.score(fresh(64)), repeats)
-        print(f"| {name}, {label} | {r:.0f} | {r / base:.2f} |")
+        report.row(workload, f"{name}, {label}", r, base)
 
     def in_turn(batch: list[Sample]) -> None:
         for scorer in (compiles, syntax, rules):
@@ -145,11 +213,11 @@ def signal_rows(workers: int, fresh: Callable[..., list[Sample]], n: int, base: 
 
     for how, run in (("one after the other", in_turn), ("as the mixture runs them", as_mixture)):
         r = rate(lambda f=run: f(fresh()), n, lambda f=run: f(fresh(64)), repeats)
-        print(f"| all three, {label}, {how} | {r:.0f} | {r / base:.2f} |")
+        report.row(workload, f"all three, {label}, {how}", r, base)
     compiles.close()
 
 
-def renders_row(count: int) -> None:
+def renders_row(count: int) -> dict[str, float]:
     """jsx.renders on whole corpus components (cut ones rarely compile, and what does not is not rendered)."""
     renders = make_renders(RendersParams(parallel=2))
     files = sorted(CORPUS.iterdir())
@@ -165,6 +233,7 @@ def renders_row(count: int) -> None:
         f"\n| jsx.renders, 2 processes at once ({len(subset)} samples, {sum(v == 1.0 for v in verdicts)} render) | {r:.1f} |"
     )
     renders.close()
+    return {"samples": len(subset), "render": sum(v == 1.0 for v in verdicts), "samples_per_s": round(r, 2)}
 
 
 if __name__ == "__main__":

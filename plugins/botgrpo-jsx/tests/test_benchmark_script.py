@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
@@ -10,9 +11,21 @@ from pathlib import Path
 SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "benchmark.py"
 
 
-def test_benchmark_prints_every_workload_with_every_row(need_node: None) -> None:
+def test_benchmark_prints_every_workload_with_every_row(need_node: None, tmp_path: Path) -> None:
+    figures = tmp_path / "run.json"
     out = subprocess.run(
-        [sys.executable, str(SCRIPT), "--n", "16", "--repeats", "1", "--render-n", "0"],
+        [
+            sys.executable,
+            str(SCRIPT),
+            "--n",
+            "16",
+            "--repeats",
+            "1",
+            "--render-n",
+            "0",
+            "--json",
+            str(figures),
+        ],
         capture_output=True,
         text=True,
         timeout=300,
@@ -29,3 +42,8 @@ def test_benchmark_prints_every_workload_with_every_row(need_node: None) -> None
         for how in ("one after the other", "as the mixture runs them"):
             assert names.count(f"all three, {label}, {how}") == 3, names
     assert all(int(rate) > 0 for _, rate, _ in rows)
+    # --json holds the same figures, one per printed row (the README's tables are recomputable from it)
+    saved = json.loads(figures.read_text())
+    assert [r["configuration"] for r in saved["rows"]] == names
+    assert all(abs(r["samples_per_s"] - int(rate)) <= 0.51 for r, (_, rate, _) in zip(saved["rows"], rows))
+    assert set(saved["workloads"]) == {"2kb", "whole", "cut"} and saved["n"] == 16
