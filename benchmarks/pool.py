@@ -7,14 +7,16 @@ default depth (the next item already waits in its pipe), interleaved, median of 
 overhead is the wall time over the ideal ``items x time / workers``, per item. On a 2-core VM one
 round trip to a worker costs ~0.4 ms, about what a jsx.rules item costs to run.
 
-Run: ``python benchmarks/pool.py [--items 1024 --repeats 5]``.
+Run: ``python benchmarks/pool.py [--items 1024 --repeats 5] [--json benchmarks/results/pool.json]``.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import statistics
 import time
+from pathlib import Path
 
 from botgrpo_core.rewards.pool import PIPELINE_DEPTH, WorkerPool
 
@@ -31,7 +33,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--items", type=int, default=1024)
     ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--json", type=Path, help="also write the figures (and each timing) to this file")
     args = ap.parse_args()
+    rows = []
     workers = 2
     pools = {
         depth: WorkerPool(spin, workers=workers, timeout_s=10, memory_mb=None, pipeline_depth=depth)
@@ -57,9 +61,27 @@ def main() -> None:
                 f"| {ms} ms | {over[1]:.0f} us | {over[PIPELINE_DEPTH]:.0f} us | "
                 f"{wall[PIPELINE_DEPTH] / wall[1]:.2f} |"
             )
+            rows.append(
+                {
+                    "item_ms": ms,
+                    "overhead_us": {str(d): round(o, 1) for d, o in over.items()},
+                    "wall_s": {str(d): w for d, w in walls.items()},
+                }
+            )
     finally:
         for pool in pools.values():
             pool.close()
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+        meta = {
+            "items": args.items,
+            "repeats": args.repeats,
+            "workers": workers,
+            "date": started,
+            "rows": rows,
+        }
+        args.json.write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
 
 
 if __name__ == "__main__":
