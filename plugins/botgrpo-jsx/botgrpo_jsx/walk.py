@@ -103,8 +103,9 @@ BINDINGS: dict[str, frozenset[str] | None] = {
 }
 #: The kinds of a declared name (a class's name is a ``type_identifier`` in TSX).
 _NAMES = frozenset({"identifier", "type_identifier", "shorthand_property_identifier_pattern"})
-#: Kinds :func:`_enter` acts on; any other node whose parent is not in :data:`_SCOPING` has its
-#: parent's context, which the walk copies without calling it.
+#: Kinds :func:`_enter` acts on (a kind it gains must be added here: ``test_rules`` compares the walk
+#: with one that calls it on every node); any other node whose parent is not in :data:`_SCOPING`
+#: has its parent's context, which the walk copies without calling it.
 _NOT_PLAIN = (
     FUNCTIONS
     | set(BINDINGS)
@@ -234,7 +235,7 @@ def _walk(parsed: Parsed) -> Facts:
 @cache
 def _kind_sets(grammar: Grammar) -> tuple[frozenset[int], frozenset[int], dict[int, str]]:
     """Ids of :data:`OPAQUE`'s kinds in ``grammar``, of the kinds :func:`_enter` does nothing with
-    (:data:`_PLAIN`'s complement), and every id's name (int tests per node, not type strings)."""
+    (those not in :data:`_NOT_PLAIN`), and every id's name (int tests per node, not type strings)."""
     names, _, _ = kind_tables(grammar)
     opaque = frozenset(i for i, name in names.items() if name in OPAQUE)
     plain = frozenset(i for i, name in names.items() if name not in _NOT_PLAIN)

@@ -153,3 +153,39 @@ def test_an_unclosed_tag_gets_the_same_span_from_rules_and_syntax() -> None:
     (syntax,) = make_syntax(SyntaxParams(workers=0)).score([Sample("", code)])
     assert [(s.start, s.end) for s in rules] == [(s.start, s.end) for s in syntax] == [(72, 76)]
     assert code[72:76] == "<h2>"
+
+
+def test_the_walks_shortcut_for_plain_nodes_finds_what_enter_would(monkeypatch) -> None:
+    """The walk copies a parent's context to nodes _enter would do nothing with; with the shortcut off
+    (every node through _enter) the facts are the same, on every corpus component and mutants of it."""
+    import random
+    from pathlib import Path
+
+    from botgrpo_jsx import walk as walk_module
+    from botgrpo_jsx.mutations import KINDS, mutate
+    from botgrpo_jsx.treesitter import parse
+
+    def facts(parsed):  # type: ignore[no-untyped-def]
+        f = walk_module._walk(parsed)
+        node = lambda n: (n.start_byte, n.end_byte, n.type)  # noqa: E731
+        fn = lambda F: None if F is None else (F.name, F.default_export, F.method, F.returns)  # noqa: E731
+        return (
+            [(node(c.node), node(c.callee), fn(c.function), c.problem, c.broken) for c in f.calls],
+            [(node(e), broken) for e, broken in f.elements],
+            [(node(t.node), t.closing, t.name, t.indent, t.element) for t in f.tags],
+            [node(e) for e in f.exports],
+            [node(e) for e in f.cjs_exports],
+            sorted(f.declared),
+            f.visits,
+            f.skipped,
+        )
+
+    rng = random.Random(0)
+    codes = [p.read_text() for p in sorted((Path(__file__).parent / "data" / "components").iterdir())]
+    codes += [m.code for code in codes for kind in KINDS for m in mutate(code, kind, rng, 1)]
+    parses = [parse(code, 5.0) for code in codes]
+    assert any(p.root.has_error for p in parses) and any(not p.root.has_error for p in parses)
+    shortcut = [facts(p) for p in parses]
+    opaque, _, names = walk_module._kind_sets("tsx")
+    monkeypatch.setattr(walk_module, "_kind_sets", lambda grammar: (opaque, frozenset(), names))
+    assert [facts(p) for p in parses] == shortcut
