@@ -105,10 +105,17 @@ def _cmd_validate(args: argparse.Namespace) -> int:
             return 2
     for w in caught:
         print(f"warning: {w.message}", file=sys.stderr)
+    from botgrpo_core.cli.launch_checks import batch_split, data_problems
+
+    split, split_problem = batch_split(config)
+    problems = [*data_problems(config), *([split_problem] if split_problem else [])]
+    if problems:
+        print("\n".join(f"{args.run_file}: {p}" for p in problems), file=sys.stderr)
+        return 2
     signals = ", ".join(f"{s.name} x{s.weight:g}" for s in config.rewards.signals)
     print(
         f"{args.run_file}: OK  (preset {config.algorithm.preset}; alpha {config.rewards.alpha:g}, "
-        f"beta {config.rewards.beta:g}; signals: {signals})"
+        f"beta {config.rewards.beta:g}; signals: {signals}; batch: {split})"
     )
     return 0
 
@@ -273,8 +280,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 0
+    from botgrpo_core.cli.extras import check_command, extra_module, install_hint
+
+    hint = check_command(args.command)
+    if hint:  # the [trl] extra is not installed: say which, not a ModuleNotFoundError traceback
+        print(hint, file=sys.stderr)
+        return 2
     try:
         return int(args.func(args) or 0)
+    except ModuleNotFoundError as exc:
+        module = extra_module(exc)
+        if module is None:
+            raise
+        print(install_hint(args.command, [module]), file=sys.stderr)
+        return 2
     except BrokenPipeError:  # `botgrpo plugins | head`: the reader left, which is not an error
         import os
 

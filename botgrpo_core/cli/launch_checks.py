@@ -1,0 +1,78 @@
+"""What ``botgrpo validate`` checks beyond the run file itself: what a launch would find on this machine.
+
+- the data files the run reads (``data.path``, ``data.eval_path``) exist and are of the kind ``data.source``
+  reads, relative to the current folder as ``botgrpo train`` reads them;
+- the batch splits over the processes of the launch: ``WORLD_SIZE`` (set by ``torchrun`` / ``accelerate
+  launch``, or by hand: ``WORLD_SIZE=8 botgrpo validate RUN.yaml``), else one process. The rule is the
+  trainer's own (:func:`botgrpo_core.engine.trl_args.per_device_batch`), so validate and train agree.
+
+Torch-free: ``botgrpo validate`` stays instant.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from botgrpo_core.config.models import RunConfig
+
+
+def data_problems(config: RunConfig) -> list[str]:
+    """One message per data file the run would fail to read, naming the key and the fix."""
+    data = config.data
+    if data.source not in ("jsonl", "disk"):
+        return []
+    problems = []
+    here = os.getcwd()
+    for key, path in (("data.path", data.path), ("data.eval_path", data.eval_path)):
+        if path is None:
+            continue
+        path = Path(path)
+        where = "" if path.is_absolute() else f" (relative to {here}, where the run starts)"
+        if not path.exists():
+            problems.append(f"{key}: {str(path)!r} does not exist{where}; create it or fix the path")
+        elif key == "data.path" and data.source == "jsonl" and not path.is_file():
+            problems.append(
+                f"{key}: {str(path)!r} is a folder, but data.source 'jsonl' reads one JSONL file; point it at "
+                "the file, or set data.source: disk for a datasets.save_to_disk folder"
+            )
+        elif key == "data.path" and data.source == "disk" and not path.is_dir():
+            problems.append(
+                f"{key}: {str(path)!r} is a file, but data.source 'disk' reads a datasets.save_to_disk folder; "
+                "point it at the folder, or set data.source: jsonl for a JSONL file"
+            )
+    return problems
+
+
+def batch_split(config: RunConfig) -> tuple[str | None, str | None]:
+    """``(description, problem)`` of the batch split over ``WORLD_SIZE`` processes (1 when unset): one of
+    them is None."""
+    from botgrpo_core.config.presets import get_preset
+    from botgrpo_core.engine.setup import TrainingSetupError
+    from botgrpo_core.engine.trl_args import per_device_batch, world_size
+
+    try:
+        processes = world_size()
+    except ValueError:
+        return (
+            None,
+            f"WORLD_SIZE={os.environ.get('WORLD_SIZE')!r} is not a number of processes; unset it or fix it",
+        )
+    if processes < 1:
+        return None, f"WORLD_SIZE={processes}: a launch has at least one process; unset it or fix it"
+    preset = get_preset(config.algorithm.preset)  # the split reads only dynamic_sampling (whole groups)
+    if config.algorithm.dynamic_sampling is not None:
+        preset = preset.replace(dynamic_sampling=config.algorithm.dynamic_sampling)
+    try:
+        per_device, passes = per_device_batch(config, preset)
+    except TrainingSetupError as exc:
+        return None, f"with WORLD_SIZE={processes}: {exc}"
+    t = config.training
+    rollouts = t.prompts_per_step * t.group_size
+    origin = "WORLD_SIZE" if "WORLD_SIZE" in os.environ else "WORLD_SIZE unset; WORLD_SIZE=N checks N"
+    return (
+        f"{processes} process{'es' if processes > 1 else ''} ({origin}): {t.prompts_per_step} x {t.group_size} = {rollouts} rollouts per "
+        f"step, {per_device * passes} per process in {passes} backward pass{'es' if passes > 1 else ''} of {per_device}"
+    ), None
