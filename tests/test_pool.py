@@ -62,16 +62,20 @@ def test_per_call_timeout_and_validation() -> None:
         p.map(["x"])
 
 
-def test_timeout_returns_without_waiting_for_the_replacement() -> None:
-    import time
+def test_timeout_returns_without_waiting_for_the_replacement(tmp_path) -> None:
+    """The replacement of a timed-out worker starts in the background: here it is held in its initializer
+    until the test lets it go, so ``map`` returning at all shows it did not wait (no wall-clock bound)."""
+    from pool_fixtures import held_start
 
-    from pool_fixtures import slow_start
-
-    with WorkerPool(work, workers=1, timeout_s=0.3, initializer=slow_start, initargs=(1.5,)) as p:
+    pids, hold = tmp_path / "pids", tmp_path / "hold"
+    with WorkerPool(
+        work, workers=1, timeout_s=0.3, initializer=held_start, initargs=(str(pids), str(hold))
+    ) as p:
         assert p.map(["warm"]) == ["WARM"]  # first start is waited for
-        start = time.monotonic()
+        hold.touch()  # every later start spins in its initializer until the file goes
         assert p.map(["hang"])[0].reason == "timeout"
-        assert time.monotonic() - start < 1.2  # deadline + kill, not + the 1.5 s start-up of the new worker
+        assert not p._workers[0].ready  # returned while the replacement is still starting
+        hold.unlink()
         assert p.map(["next"]) == ["NEXT"]  # the replacement takes the next task once ready
 
 
@@ -83,7 +87,9 @@ def test_replacement_that_started_unwatched_is_not_declared_hung(monkeypatch) ->
     with WorkerPool(work, workers=2, timeout_s=0.3) as p:
         assert p.map(["a", "b"]) == ["A", "B"]
         assert p.map(["hang"])[0].reason == "timeout"  # one worker is replaced in the background
-        time.sleep(2.5)  # the replacement is ready long before its start deadline, which has now passed
+        fresh = next(w for w in p._workers if not w.ready)
+        _wait_for(fresh.conn.poll, "the replacement's ready message")  # read by the pool only in map()
+        _wait_for(lambda: time.monotonic() > fresh.start_deadline + 0.1, "its start deadline to pass")
         assert p.map(["y"]) == ["Y"]  # an item the other worker takes: no pending item waits on the new one
         assert p.map(["c", "d"]) == ["C", "D"]
 
@@ -144,3 +150,126 @@ def test_pipelining_keeps_order_and_is_configurable() -> None:
             assert p.map(items) == [s.upper() for s in items]
     with pytest.raises(ValueError, match="pipeline_depth"):
         WorkerPool(work, workers=1, pipeline_depth=0)
+
+
+def _wait_for(predicate, what: str, limit_s: float = 60.0):
+    """Poll until ``predicate()`` is truthy (a bound for a hung test, not a timing assertion)."""
+    import time
+
+    end = time.monotonic() + limit_s
+    while time.monotonic() < end:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.01)
+    raise AssertionError(f"gave up waiting for {what}")
+
+
+@pytest.mark.timeout(120)
+def test_an_external_kill_and_a_kill_of_the_replacement_while_it_starts_cost_one_item(tmp_path) -> None:
+    """Issue 26 finding 1: SIGKILL a worker while it runs an item, then its replacement while it is in its
+    initializer. Before: ``map`` raised "a worker died during start-up" for the whole batch, and every later
+    call failed with ``OSError: handle is closed``. Now the start is tried again after a back-off, the
+    killed item's error says what killed it (reason ``killed``, not ``memory``), the rest is scored."""
+    import os
+    import signal
+    import threading
+
+    from pool_fixtures import hang_marked, held_start
+
+    pids, hold, running = tmp_path / "pids", tmp_path / "hold", tmp_path / "running"
+    started = lambda: [int(x) for x in pids.read_text().split()] if pids.exists() else []  # noqa: E731
+
+    def killer() -> None:
+        first = int(_wait_for(lambda: running.exists() and running.read_text(), "the item to run"))
+        hold.touch()  # the next start stays in its initializer until the file goes
+        os.kill(first, signal.SIGKILL)
+        second = _wait_for(lambda: started()[1:2], "the replacement to start")[0]
+        os.kill(second, signal.SIGKILL)
+        hold.unlink()
+
+    with WorkerPool(
+        hang_marked, workers=1, timeout_s=60, initializer=held_start, initargs=(str(pids), str(hold))
+    ) as p:
+        thread = threading.Thread(target=killer)
+        thread.start()
+        results = p.map([f"hang:{running}", "a", "b"])
+        thread.join()
+        assert len(started()) == 3  # the first worker, the replacement killed starting, the third
+        assert isinstance(results[0], SampleError) and results[0].reason == "killed", results[0]
+        assert "SIGKILL" in str(results[0]) and "from outside the pool" in str(results[0])
+        assert results[1:] == ["A", "B"]
+        assert p.map(["c"]) == ["C"]  # and the pool keeps serving
+
+
+def test_exit_causes_name_the_signal_or_the_exit_code() -> None:
+    from botgrpo_core.rewards.pool import exit_cause
+
+    assert exit_cause(3) == "exit code 3"
+    assert exit_cause(-9).startswith("killed by SIGKILL from outside the pool")
+    assert exit_cause(-6) == "killed by SIGABRT"
+
+
+@pytest.mark.timeout(120)
+def test_workers_that_cannot_start_raise_after_the_retries_and_a_later_map_starts_afresh(
+    tmp_path, monkeypatch
+) -> None:
+    """A start that keeps failing is tried START_ATTEMPTS times with back-off, then ``map`` raises
+    WorkerStartError naming the cause; once the cause is gone, the same pool serves again."""
+    from pool_fixtures import die_at_start_if
+
+    from botgrpo_core.rewards import pool as pool_module
+    from botgrpo_core.rewards.pool import START_ATTEMPTS, WorkerStartError
+
+    monkeypatch.setattr(pool_module, "START_BACKOFF_S", 0.01)
+    flag = tmp_path / "broken"
+    flag.touch()
+    with WorkerPool(work, workers=1, timeout_s=5, initializer=die_at_start_if, initargs=(str(flag),)) as p:
+        with pytest.raises(WorkerStartError, match=rf"exit code 7\); {START_ATTEMPTS} failed start"):
+            p.map(["a"])
+        with pytest.raises(WorkerStartError):  # still broken: loud again, never "handle is closed"
+            p.map(["a", "b"])
+        flag.unlink()
+        assert p.map(["a", "b", "c"]) == ["A", "B", "C"]
+
+
+@pytest.mark.timeout(120)
+def test_a_replacement_that_cannot_start_fails_the_batch_loudly_and_the_pool_recovers(
+    tmp_path, monkeypatch
+) -> None:
+    """Two workers, both busy; one is killed from outside and its replacements cannot start: ``map`` raises
+    (no item is silently an error), the other worker's abandoned items are dropped with it, and the next
+    ``map``, once workers start again, gets its own answers."""
+    import os
+    import signal
+    import threading
+
+    from pool_fixtures import die_at_start_if, hang_marked
+
+    from botgrpo_core.rewards import pool as pool_module
+    from botgrpo_core.rewards.pool import WorkerStartError
+
+    monkeypatch.setattr(pool_module, "START_BACKOFF_S", 0.01)
+    flag, running = tmp_path / "broken", tmp_path / "running"
+    with WorkerPool(
+        hang_marked,
+        workers=2,
+        timeout_s=60,
+        initializer=die_at_start_if,
+        initargs=(str(flag),),
+        pipeline_depth=1,
+    ) as p:
+        assert p.map(["x", "y"]) == ["X", "Y"]
+
+        def killer() -> None:
+            pid = int(_wait_for(lambda: running.exists() and running.read_text(), "the item to run"))
+            flag.touch()
+            os.kill(pid, signal.SIGKILL)
+
+        thread = threading.Thread(target=killer)
+        thread.start()
+        with pytest.raises(WorkerStartError, match="exit code 7"):
+            p.map([f"hang:{running}", "spin", "a", "b"])  # one item per worker: the second spins on
+        thread.join()
+        flag.unlink()
+        assert p.map([f"j{k}" for k in range(20)]) == [f"J{k}" for k in range(20)]

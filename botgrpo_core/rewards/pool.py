@@ -30,6 +30,33 @@ from botgrpo_core.signals import SampleError
 PIPELINE_DEPTH = 2
 #: Largest message sent to a worker that is still running an item (kept well below a pipe's buffer).
 PIPELINE_MAX_BYTES = 16 * 1024
+#: Tries to start one worker before the pool gives up (:class:`WorkerStartError`): a start that fails
+#: (the process dies or hangs before it is ready) is tried again after a back-off.
+START_ATTEMPTS = 4
+#: Back-off before the first new try of a failed start; doubled before each further one.
+START_BACKOFF_S = 0.25
+
+
+class WorkerStartError(RuntimeError):
+    """The pool could not start a worker in :data:`START_ATTEMPTS` tries (the message says why)."""
+
+
+def exit_cause(exitcode: int | None) -> str:
+    """What ended a worker, from its exit code: a signal (named) or an exit status."""
+    if exitcode is None:
+        return "still running"
+    if exitcode >= 0:
+        return f"exit code {exitcode}"
+    try:
+        name = signal.Signals(-exitcode).name
+    except ValueError:
+        name = f"signal {-exitcode}"
+    if -exitcode == signal.SIGKILL:  # not the pool's own kill (that is a timeout): from outside
+        return (
+            f"killed by {name} from outside the pool (another process, or the system's out-of-memory killer)"
+        )
+    return f"killed by {name}"
+
 
 _PAGE_SIZE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 
@@ -93,13 +120,16 @@ def _worker_main(
 
 @dataclass
 class _Worker:
+    #: ``None`` in a slot whose worker failed to start and waits for its back-off (``respawn_at``)
     process: Any
-    conn: Connection
+    conn: Connection | None
     #: items sent and not yet answered, in order: the first is running, the others wait in the pipe
     tasks: deque[int] = field(default_factory=deque)
     deadline: float = 0.0  # the running item's
     ready: bool = False  # sent its start-up message (initializer done)
     start_deadline: float = 0.0
+    failed_starts: int = 0  # starts of this slot that failed in a row (reset once a worker is ready)
+    respawn_at: float = 0.0  # a slot without a process: when its next start is due
 
 
 @dataclass
@@ -168,7 +198,14 @@ class WorkerPool:
     :param pipeline_depth: items in flight per worker (1: each waits for the answer to the one before).
 
     ``map`` returns one entry per item in order: the function's result, or a ``SampleError`` with
-    ``reason`` ``error`` (it raised), ``timeout``, ``memory`` or ``crash`` (the worker died).
+    ``reason`` ``error`` (it raised), ``timeout``, ``memory`` (over ``memory_mb``), ``crash`` (the worker
+    exited) or ``killed`` (a signal from outside ended the worker: another process, the system's
+    out-of-memory killer); the message names the exit code or the signal.
+
+    A worker that dies while starting (a replacement killed, an initializer that fails) is started
+    again after a back-off (:data:`START_BACKOFF_S`, doubled each time); after :data:`START_ATTEMPTS`
+    failed starts in a row, or one start past its deadline, ``map`` raises :class:`WorkerStartError`
+    (the batch's items get no result), and a later ``map`` tries afresh.
 
     Each worker has up to ``pipeline_depth`` items in flight: the next waits in its pipe while one
     runs, so a worker never idles for the round trip to this process (~0.4 ms on a 2-core VM,
@@ -215,7 +252,7 @@ class WorkerPool:
         # The initializer may load a model: allow it generous time, but not forever.
         return max(60.0, 10 * self.timeout_s)
 
-    def _spawn(self) -> _Worker:
+    def _spawn(self, failed_starts: int = 0) -> _Worker:
         parent_conn, child_conn = self._ctx.Pipe(duplex=True)
         process = self._ctx.Process(
             target=_worker_main,
@@ -224,28 +261,50 @@ class WorkerPool:
         )
         process.start()
         child_conn.close()
-        return _Worker(
-            process=process, conn=parent_conn, start_deadline=time.monotonic() + self._start_timeout()
-        )
+        deadline = time.monotonic() + self._start_timeout()
+        return _Worker(process, parent_conn, start_deadline=deadline, failed_starts=failed_starts)
 
-    def _mark_ready(self, worker: _Worker) -> None:
-        """Receive a starting worker's ready message; a worker that died starting is a broken initializer."""
+    def _mark_ready(self, index: int) -> None:
+        """Receive a starting worker's ready message; a worker that died starting is a failed start."""
+        worker = self._workers[index]
+        assert worker.conn is not None
         try:
             worker.conn.recv()
-        except (EOFError, OSError) as exc:
-            worker.process.join(timeout=1)
-            self._kill(worker)
-            raise RuntimeError(
-                f"WorkerPool: a worker died during start-up (exit code {worker.process.exitcode}); "
-                "check the initializer"
-            ) from exc
+        except (EOFError, OSError):
+            worker.process.join(timeout=1)  # reap it so the exit code is known
+            self._start_failed(index, f"died during start-up ({exit_cause(worker.process.exitcode)})")
+            return
         worker.ready = True
+        worker.failed_starts = 0
+
+    def _start_failed(self, index: int, why: str) -> None:
+        """A start of slot ``index`` failed: try again after a back-off, or raise after the last try.
+
+        :raises WorkerStartError: the slot failed :data:`START_ATTEMPTS` starts in a row. The slot is
+            left empty and due now, so a later ``map`` starts afresh (the pool stays usable).
+        """
+        worker = self._workers[index]
+        self._kill(worker)
+        failed = worker.failed_starts + 1
+        if failed >= START_ATTEMPTS:
+            self._workers[index] = _Worker(None, None, respawn_at=time.monotonic())
+            raise WorkerStartError(
+                f"WorkerPool: a worker {why}; {min(failed, START_ATTEMPTS)} failed start(s) in a row, "
+                "check the initializer (and the machine's free memory)"
+            )
+        backoff = START_BACKOFF_S * 2 ** (failed - 1)
+        self._workers[index] = _Worker(
+            None, None, failed_starts=failed, respawn_at=time.monotonic() + backoff
+        )
 
     def _kill(self, worker: _Worker) -> None:
+        if worker.process is None:
+            return
         if worker.process.is_alive():
             worker.process.kill()
         worker.process.join(timeout=5)
-        worker.conn.close()
+        if worker.conn is not None:
+            worker.conn.close()
 
     def _replace(self, index: int, batch: _Batch) -> None:
         """Kill a worker and start its replacement without waiting for it: the call that hit a timeout
@@ -263,13 +322,30 @@ class WorkerPool:
     def _ensure_started(self) -> None:
         if self._closed:
             raise RuntimeError("WorkerPool is closed")
-        if not self._workers:
+        if not self._workers:  # the first start is waited for (replacements start in the background)
             self._workers = [self._spawn() for _ in range(self.num_workers)]
-            for worker in self._workers:
-                if not worker.conn.poll(self._start_timeout()):
-                    self._kill(worker)
-                    raise RuntimeError("WorkerPool: a worker did not start (initializer hung?)")
-                self._mark_ready(worker)
+            for index in range(len(self._workers)):
+                while not self._workers[index].ready:
+                    self._start_step(index, block=True)
+
+    def _start_step(self, index: int, block: bool) -> None:
+        """Move slot ``index`` (not ready) towards ready: start its due worker, take a ready message, or
+        fail a start that died or is past its deadline. ``block``: wait for whichever comes first."""
+        worker = self._workers[index]
+        if worker.conn is None:  # an empty slot waiting for its back-off
+            wait_s = worker.respawn_at - time.monotonic()
+            if wait_s > 0 and not block:
+                return
+            time.sleep(max(0.0, wait_s))
+            self._workers[index] = self._spawn(worker.failed_starts)
+            return
+        left = worker.start_deadline - time.monotonic()
+        # poll(): a replacement that started while no task was pending was not waited on
+        if worker.conn.poll(max(0.0, left) if block else 0):
+            self._mark_ready(index)
+        elif time.monotonic() >= worker.start_deadline:  # a hang is not tried again (it would cost as long)
+            worker.failed_starts = START_ATTEMPTS
+            self._start_failed(index, f"did not start within {self._start_timeout():g} s (initializer hung?)")
 
     # -- public API -----------------------------------------------------------------------------
     def map(
@@ -287,17 +363,34 @@ class WorkerPool:
             return batch.results
         with self._lock:
             self._ensure_started()
-            while batch.pending or batch.running:
-                self._dispatch(batch)
-                busy = [w for w in self._workers if w.tasks]
-                starting = [w for w in self._workers if not w.ready] if batch.pending else []
-                if not busy and not starting:
-                    continue
-                deadlines = [w.deadline for w in busy] + [w.start_deadline for w in starting]
-                wait_for = max(0.0, min(deadlines) - time.monotonic())
-                ready = set(wait([w.conn for w in busy + starting], timeout=wait_for))
-                self._collect(batch, ready, time.monotonic())
+            try:
+                self._run(batch)
+            except BaseException:  # a start that failed for good, a Ctrl-C: no answer of this batch
+                self._drop_busy()  # may reach the next one
+                raise
         return batch.results
+
+    def _drop_busy(self) -> None:
+        """Stop the workers with items in flight (their answers would be taken for the next batch's)."""
+        for index, worker in enumerate(self._workers):
+            if worker.tasks:
+                self._kill(worker)
+                self._workers[index] = _Worker(None, None, respawn_at=time.monotonic())
+
+    def _run(self, batch: _Batch) -> None:
+        """Dispatch, wait, collect until every item of ``batch`` has its result."""
+        while batch.pending or batch.running:
+            self._dispatch(batch)
+            busy = [w for w in self._workers if w.tasks]
+            starting = [w for w in self._workers if not w.ready] if batch.pending else []
+            if not busy and not starting:
+                continue
+            deadlines = [w.deadline for w in busy]
+            deadlines += [w.start_deadline if w.conn else w.respawn_at for w in starting]
+            wait_for = max(0.0, min(deadlines) - time.monotonic())
+            conns = [w.conn for w in busy + starting if w.conn is not None]
+            ready = set(wait(conns, timeout=wait_for)) if conns else time.sleep(wait_for) or set()
+            self._collect(batch, ready)
 
     def _dispatch(self, batch: _Batch) -> None:
         """Fill every ready worker up to ``pipeline_depth`` items in flight."""
@@ -326,23 +419,18 @@ class WorkerPool:
                 worker.tasks.append(task)
                 batch.running += 1
 
-    def _collect(self, batch: _Batch, ready: set[Any], now: float) -> None:
+    def _collect(self, batch: _Batch, ready: set[Any]) -> None:
         """Take the results of the workers in ``ready``; time out the late ones; start replacements."""
         for index in range(len(self._workers)):
             worker = self._workers[index]
             if not worker.ready:
-                # poll(): a replacement that started while no task was pending was not waited on
-                if worker.conn in ready or worker.conn.poll():
-                    self._mark_ready(worker)
-                elif now >= worker.start_deadline:
-                    self._kill(worker)
-                    raise RuntimeError("WorkerPool: a replacement worker did not start (initializer hung?)")
+                self._start_step(index, block=False)
                 continue
             if not worker.tasks:
                 continue
             if worker.conn in ready:
                 self._receive_all(index, batch)
-            elif now >= worker.deadline:
+            elif time.monotonic() >= worker.deadline:
                 batch.finish(
                     worker.tasks.popleft(),
                     SampleError(f"timed out after {batch.timeout:g} s", reason="timeout"),
@@ -376,9 +464,10 @@ class WorkerPool:
         worker = self._workers[index]
         worker.process.join(timeout=1)  # reap it so the exit code is known
         code = worker.process.exitcode
-        if worker.tasks:
-            reason = "memory" if code == -9 else "crash"
-            batch.finish(worker.tasks.popleft(), SampleError(f"{why} (exit code {code})", reason=reason))
+        if worker.tasks:  # over the memory limit a worker reports a MemoryError ("memory") and exits
+            reason = "killed" if code is not None and code < 0 else "crash"
+            message = f"{why} ({exit_cause(code)})"
+            batch.finish(worker.tasks.popleft(), SampleError(message, reason=reason))
         self._replace(index, batch)
 
     def close(self) -> None:
@@ -388,10 +477,13 @@ class WorkerPool:
                 return
             self._closed = True
             for worker in self._workers:
-                with contextlib.suppress(OSError, BrokenPipeError):
-                    worker.conn.send(None)
+                with contextlib.suppress(
+                    OSError, BrokenPipeError, AttributeError
+                ):  # AttributeError: empty slot
+                    worker.conn.send(None)  # type: ignore[union-attr]
             for worker in self._workers:
-                worker.process.join(timeout=2)
+                if worker.process is not None:
+                    worker.process.join(timeout=2)
                 self._kill(worker)
             self._workers = []
 

@@ -17,7 +17,7 @@ import numpy as np
 
 from botgrpo_core.config.models import SignalConfig
 from botgrpo_core.rewards.alignment import CheckedSpans, misfit_spans, span_problem, span_table
-from botgrpo_core.rewards.pool import WorkerPool
+from botgrpo_core.rewards.pool import WorkerPool, WorkerStartError
 from botgrpo_core.rewards.signal_metrics import (
     scorer_metrics,
 )
@@ -82,7 +82,10 @@ class _SignalRunner:
                     initializer=_init_worker_scorer,
                     initargs=(self.spec.make_scorer, self.params),
                 )
-            return self._pool.map(samples)
+            try:
+                return self._pool.map(samples)
+            except WorkerStartError as exc:
+                raise self._dead(exc) from exc
         if self._scorer is None:
             self._scorer = self.spec.make_scorer(self.params)
         try:
@@ -90,6 +93,10 @@ class _SignalRunner:
         except (Exception, SystemExit, KeyboardInterrupt) as exc:  # sys.exit() in plugin code ends a sample
             if _users_interrupt(exc):
                 raise
+            if isinstance(
+                exc, WorkerStartError
+            ):  # no sample of the batch can be scored: loud, not 100% errors
+                raise self._dead(exc) from exc
             # isolate the failing samples: score one by one
             return [self._score_one(s) for s in samples]
         if len(results) != len(samples):
@@ -99,6 +106,14 @@ class _SignalRunner:
             )
             return [SampleError(message, reason="invalid") for _ in samples]
         return results
+
+    def _dead(self, exc: WorkerStartError) -> SignalError:
+        """The error that ends the run when this signal's worker processes cannot be started."""
+        return SignalError(
+            f"signal {self.spec.name!r} (plugin {self.registered.distribution}) cannot score: its worker "
+            f"processes could not be started ({exc}). Fix the cause, or remove the signal from "
+            f"{self.path.rsplit('[', 1)[0]}, then resume the run"
+        )
 
     def _in_core_pool(self) -> bool:
         """Whether the core's pool runs this scorer (signal-level ``workers > 0``, and the signal has no
@@ -112,6 +127,8 @@ class _SignalRunner:
         except (Exception, SystemExit, KeyboardInterrupt) as exc:
             if _users_interrupt(exc):
                 raise
+            if isinstance(exc, WorkerStartError):
+                raise self._dead(exc) from exc
             return SampleError(f"{type(exc).__name__}: {exc}", reason="error")
         if len(results) != 1:
             return SampleError(f"score() returned {len(results)} results for 1 sample", reason="invalid")
