@@ -23,6 +23,8 @@ from botgrpo_core.config.sections import (
 from botgrpo_core.loss import Aggregation, RatioLevel
 
 OnErrorPolicy = Literal["zero", "nan", "raise"]
+#: Step shaping of a local signal (botgrpo_core.rewards.shaping): what spans after the first negative one get.
+AfterFirstError = Literal["keep", "zero", "negative"]
 
 #: The core's worker pool where a signal leaves ``workers``/``timeout_s``/``memory_mb`` null.
 CORE_POOL_DEFAULTS: dict[str, float] = {"workers": 0, "timeout_s": 10.0, "memory_mb": 1024}
@@ -64,6 +66,12 @@ class SignalConfig(RunFileModel):
     )
     placement: Literal["span", "last"] = Field(
         "span", description="local signals: value on every token of a span, or only on its last token"
+    )
+    after_first_error: AfterFirstError = Field(
+        "keep",
+        description="local signals: spans after a completion's first negative span keep their value ('keep'), "
+        "get 0 ('zero': the paper's error propagation, best in its math runs) or get that first negative "
+        "value ('negative'); see docs/concepts.md",
     )
     cache: bool = Field(
         True, description="reuse results for identical (prompt, completion, row) within a run"

@@ -26,6 +26,7 @@ from botgrpo_core.config.checks import validate_params
 from botgrpo_core.config.models import RewardsConfig
 from botgrpo_core.rewards.alignment import align_spans, offsets_tensor
 from botgrpo_core.rewards.runner import SignalError, _SignalRunner
+from botgrpo_core.rewards.shaping import check_shaping, shape_spans, shape_token_rows
 from botgrpo_core.rewards.signal_metrics import (
     mixture_metrics,
     signal_columns,
@@ -118,6 +119,7 @@ class RewardMixture:
             path = f"rewards.signals[{i}]"
             registered = manager.get_signal(signal.name)
             params = validate_params(registered, signal, path)
+            check_shaping(signal, registered.spec.kind, path)
             self.runners.append(_SignalRunner(signal, registered, params, path))
 
     @classmethod
@@ -261,13 +263,14 @@ def _score_signal(
         results = [r.value if isinstance(r, Value) else r for r in results]  # floats, as without meta
         values = torch.tensor([0.0 if f else float(r) for r, f in zip(results, failed)], dtype=torch.float32)
     else:
-        spans = [r if isinstance(r, list) else [] for r in results]
+        shaping = cfg.after_first_error  # botgrpo_core.rewards.shaping: the steps after the first error
+        spans = [shape_spans(r, shaping) if isinstance(r, list) else [] for r in results]
         values = align_spans(spans, offsets, text_lengths, placement=cfg.placement)
         T = mask.shape[1]
         for i, r in enumerate(results):
             if isinstance(r, TokenValues):
                 row = torch.tensor([float(v) for v in r.values], dtype=torch.float32)[:T]
-                values[i, : row.numel()] += row
+                values[i, : row.numel()] += shape_token_rows(row[None], shaping)[0]
         values = values * mask
         # Overlapping spans add up; a token's value stays within the signal's declared bounds all the same.
         low, high = runner.bounds
