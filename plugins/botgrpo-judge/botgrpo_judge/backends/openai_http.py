@@ -16,7 +16,8 @@ Bounds, so a dead or hostile server costs a bounded time and memory per batch: t
 has a deadline (``batch_timeout_s``: requests still running then are cancelled and their samples time
 out); a circuit breaker (:mod:`~botgrpo_judge.backends.breaker`) stops calling a server that gave no
 answer ``breaker_failures`` times in a row, for ``breaker_cooldown_s``; answers are streamed and cut at
-``max_response_bytes``, and parsed with bounded depth (:mod:`~botgrpo_judge.backends.openai_wire`).
+``max_response_bytes`` (a compressed answer's inflated bytes count, as they are inflated; more than one
+content encoding is refused), and parsed with bounded depth (:mod:`~botgrpo_judge.backends.openai_wire`).
 Each of these is counted in :meth:`OpenAIBackend.metrics` and logged once per batch.
 
 The API key is read from the environment variable named by ``api_key_env`` and kept only in the request
@@ -44,6 +45,7 @@ from botgrpo_core.signals import SampleError
 from botgrpo_judge.backends.base import InvalidLogprobs, ProbPair, failure, yes_no_probs
 from botgrpo_judge.backends.breaker import Admission, CircuitBreaker
 from botgrpo_judge.backends.openai_wire import (
+    BadEncoding,
     Malformed,
     TooLarge,
     encode_body,
@@ -239,6 +241,10 @@ class OpenAIBackend:
             self._breaker.answered(admission)
             self._metrics["oversized"] += 1
             return failure(f"judge server {self._url}: {exc} (judge params.openai; not retried)")
+        except BadEncoding as exc:
+            self._breaker.answered(admission)
+            self._metrics["bad_encoding"] += 1
+            return failure(f"judge server {self._url}: {exc} (not retried)")
         except httpx.HTTPError as exc:  # e.g. a body that does not decompress
             self._breaker.answered(admission)
             self._metrics["malformed"] += 1
@@ -388,7 +394,7 @@ class OpenAIBackend:
 
     def metrics(self) -> dict[str, float]:
         """Counters: requests, retries, timeouts, deadline_cancelled, breaker_refused, breaker_opened,
-        oversized, malformed, invalid_logprobs, surrogates_replaced, http_<status>..."""
+        oversized, bad_encoding, malformed, invalid_logprobs, surrogates_replaced, http_<status>..."""
         out = {k: float(v) for k, v in self._metrics.items()}
         out["breaker_opened"] = float(self._breaker.times_opened)
         return out

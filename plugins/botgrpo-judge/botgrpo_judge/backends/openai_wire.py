@@ -1,7 +1,8 @@
 """The OpenAI wire format as the HTTP judge uses it: request bodies out, bounded answers in.
 
 Everything here treats the server as untrusted: an answer is read in chunks up to a byte cap (a 200 MB
-body is never held in memory), decoded as UTF-8 JSON with a bounded nesting depth and without the
+body is never held in memory; a compressed one is inflated piece by piece and its inflated bytes count
+against the cap, so a gzip bomb is cut at the cap; at most one content encoding is decoded), decoded as UTF-8 JSON with a bounded nesting depth and without the
 non-JSON ``NaN``/``Infinity``, and its logprobs are checked later, where they are summed
 (:func:`botgrpo_judge.backends.base.yes_no_probs`). Prompts that cannot be encoded as UTF-8 (lone
 surrogates, e.g. from text decoded with ``surrogateescape``) are sent with U+FFFD in their place.
@@ -9,8 +10,10 @@ surrogates, e.g. from text decoded with ``surrogateescape``) are sent with U+FFF
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
+import zlib
 from typing import Any
 
 import httpx
@@ -29,6 +32,32 @@ class TooLarge(Exception):
     """The answer is longer than ``max_response_bytes`` (not retried)."""
 
 
+class BadEncoding(Exception):
+    """The answer's ``Content-Encoding`` is not one of :data:`ENCODINGS`, or names more than one (not retried)."""
+
+
+#: The content encodings an answer may have (at most one), with zlib's ``wbits`` for each; the client asks
+#: for ``identity``, so a compliant server sends none.
+ENCODINGS = {"gzip": 16 + zlib.MAX_WBITS, "x-gzip": 16 + zlib.MAX_WBITS, "deflate": zlib.MAX_WBITS}
+#: Most bytes inflated per step: the loop gets control back (the batch deadline) between steps.
+INFLATE_STEP = 256 * 1024
+
+
+def _decoder(header: str) -> Any:
+    """A zlib decompressor for the ``Content-Encoding`` header, or ``None`` for an unencoded answer."""
+    names = [n.strip().lower() for n in header.split(",") if n.strip()]
+    names = [n for n in names if n != "identity"]
+    if len(names) > 1:
+        raise BadEncoding(
+            f"the answer is encoded {len(names)} times ({header!r}); at most one encoding is decoded"
+        )
+    if not names:
+        return None
+    if names[0] not in ENCODINGS:
+        raise BadEncoding(f"unsupported content encoding {names[0]!r} (decoded: {', '.join(ENCODINGS)})")
+    return zlib.decompressobj(ENCODINGS[names[0]])
+
+
 def encode_body(body: dict[str, Any]) -> tuple[bytes, bool]:
     """UTF-8 JSON of a request body, and whether lone surrogates had to be replaced by U+FFFD.
 
@@ -45,17 +74,39 @@ def encode_body(body: dict[str, Any]) -> tuple[bytes, bool]:
 async def read_capped(response: httpx.Response, cap: int) -> bytes:
     """The (decoded) body of a streamed response, stopping once it passes ``cap`` bytes.
 
+    A compressed body (one ``gzip`` or ``deflate`` encoding) is inflated at most :data:`INFLATE_STEP`
+    bytes at a time; the inflated bytes count against ``cap`` as they come (and so do the bytes received).
+
     :raises TooLarge: ``Content-Length`` announces more than ``cap``, or the body runs past it.
+    :raises BadEncoding: more than one content encoding, or one that is not gzip/deflate.
     """
     declared = response.headers.get("content-length", "")
     if declared.isdigit() and int(declared) > cap:
         raise TooLarge(f"the answer announces {int(declared)} bytes, over max_response_bytes={cap}")
-    body = bytearray()
-    async with contextlib.aclosing(response.aiter_bytes()) as chunks:  # closed here, not by the GC
+    decoder = _decoder(response.headers.get("content-encoding", ""))
+    body, received = bytearray(), 0
+    async with contextlib.aclosing(response.aiter_raw()) as chunks:  # closed here, not by the GC
         async for chunk in chunks:
-            body += chunk
-            if len(body) > cap:
+            received += len(chunk)
+            if received > cap:
                 raise TooLarge(f"the answer runs past max_response_bytes={cap}")
+            if decoder is None:
+                body += chunk
+                continue
+            data = chunk
+            while data and not decoder.eof:
+                try:
+                    body += decoder.decompress(data, min(INFLATE_STEP, cap + 1 - len(body)))
+                except zlib.error as exc:
+                    raise httpx.DecodingError(f"the compressed answer does not inflate ({exc})") from exc
+                if len(body) > cap:
+                    raise TooLarge(f"the inflated answer runs past max_response_bytes={cap}")
+                data = decoder.unconsumed_tail
+                await asyncio.sleep(0)  # between steps the batch deadline can cut the request
+    if decoder is not None and not decoder.eof:
+        body += decoder.flush(cap + 1 - len(body))
+        if len(body) > cap:
+            raise TooLarge(f"the inflated answer runs past max_response_bytes={cap}")
     return bytes(body)
 
 

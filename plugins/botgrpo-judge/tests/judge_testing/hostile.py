@@ -70,7 +70,7 @@ class ScriptedServer:
         self.received: list[bytes] = []
         self.bytes_sent = 0
         self.release = threading.Event()  # ends stalls
-        self._script: tuple[Any, ...] = ("reply", 200, b"{}")
+        self._script: tuple[Any, ...] = ("reply", 200, b"{}", None)
         self._lock = threading.Lock()
         self._httpd = _Server(("127.0.0.1", 0), _make_handler(self))
         self._thread = threading.Thread(
@@ -81,9 +81,10 @@ class ScriptedServer:
     def url(self) -> str:
         return f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
 
-    def reply(self, body: bytes, status: int = 200) -> None:
-        """Answer ``status`` with exactly ``body`` (``Content-Length`` set)."""
-        self._script = ("reply", status, body)
+    def reply(self, body: bytes, status: int = 200, encoding: str | None = None) -> None:
+        """Answer ``status`` with exactly ``body`` (``Content-Length`` set; ``Content-Encoding: encoding``
+        when given, the body then already encoded as it says)."""
+        self._script = ("reply", status, body, encoding)
 
     def stall(self) -> None:
         """Read each request, then never answer (until the server stops)."""
@@ -120,7 +121,7 @@ def _make_handler(server: ScriptedServer) -> type[BaseHTTPRequestHandler]:
             script = server._script
             try:
                 if script[0] == "reply":
-                    self._reply(script[1], script[2])
+                    self._reply(script[1], script[2], script[3])
                 elif script[0] == "stall":
                     server.release.wait()
                     self.close_connection = True
@@ -129,9 +130,11 @@ def _make_handler(server: ScriptedServer) -> type[BaseHTTPRequestHandler]:
             except (BrokenPipeError, ConnectionResetError, TimeoutError):
                 self.close_connection = True  # the client hung up (as it should on an oversized body)
 
-        def _reply(self, status: int, body: bytes) -> None:
+        def _reply(self, status: int, body: bytes, encoding: str | None) -> None:
             self.send_response(status)
             self.send_header("Content-Type", "application/json")
+            if encoding is not None:
+                self.send_header("Content-Encoding", encoding)
             self.send_header("Content-Length", str(len(body)))
             self.end_headers()
             self.wfile.write(body)
