@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from botgrpo_core.config.checks import validate_params
 from botgrpo_core.config.models import RewardsConfig
-from botgrpo_core.rewards.alignment import align_spans, offsets_tensor
+from botgrpo_core.rewards.alignment import align_each, offsets_tensor
 from botgrpo_core.rewards.runner import SignalError, _SignalRunner
 from botgrpo_core.rewards.shaping import check_shaping, shape_spans, shape_token_rows
 from botgrpo_core.rewards.signal_metrics import (
@@ -265,7 +265,16 @@ def _score_signal(
     else:
         shaping = cfg.after_first_error  # botgrpo_core.rewards.shaping: the steps after the first error
         spans = [shape_spans(r, shaping) if isinstance(r, list) else [] for r in results]
-        values = align_spans(spans, offsets, text_lengths, placement=cfg.placement)
+        values, misaligned = align_each(spans, offsets, text_lengths, placement=cfg.placement)
+        for i, exc in misaligned.items():  # that sample's failure, not the batch's
+            if cfg.on_error == "raise":
+                raise SignalError(
+                    f"signal {spec.name!r}: the spans of sample {i} could not be aligned: {exc}"
+                )
+            results[i] = SampleError(
+                f"{spec.name}: spans not aligned ({type(exc).__name__}: {exc})", "alignment"
+            )
+            failed[i], reasons["alignment"] = True, reasons["alignment"] + 1
         T = mask.shape[1]
         for i, r in enumerate(results):
             if isinstance(r, TokenValues):

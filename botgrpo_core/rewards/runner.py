@@ -16,7 +16,13 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from botgrpo_core.config.models import SignalConfig
-from botgrpo_core.rewards.alignment import CheckedSpans, misfit_spans, span_problem, span_table
+from botgrpo_core.rewards.alignment import (
+    MAX_SPANS_PER_SAMPLE,
+    CheckedSpans,
+    misfit_spans,
+    span_problem,
+    span_table,
+)
 from botgrpo_core.rewards.pool import WorkerPool, WorkerStartError
 from botgrpo_core.rewards.signal_metrics import (
     scorer_metrics,
@@ -240,6 +246,13 @@ class _SignalRunner:
             problem, value = _global_value(result, bounds)
         elif isinstance(result, TokenValues):
             problem, value = _token_values_problem(result, sample, bounds), result
+        elif isinstance(result, (list, tuple)) and len(result) > MAX_SPANS_PER_SAMPLE:
+            return SampleError(
+                f"{self.spec.name}: {len(result)} spans, over the cap of {MAX_SPANS_PER_SAMPLE} per sample "
+                "(botgrpo_core.rewards.alignment.MAX_SPANS_PER_SAMPLE); merge adjacent spans, or return "
+                "TokenValues to score every token",
+                reason="too_many_spans",
+            )
         elif isinstance(result, (list, tuple)):
             problem, value = _spans_problem(list(result), sample, bounds)
         else:

@@ -75,3 +75,26 @@ class TextPlugin:
     @botgrpo_core.hookimpl
     def botgrpo_register_signals(self, register: Callable[[SignalSpec], None]) -> None:
         register(SignalSpec("text.spans", "local", (-1.0, 0.0), StringValueSpans))
+
+
+class WideSpansParams(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    spans: int = Field(5000, ge=0)
+    value: float = 0.001
+
+
+class WideSpans:
+    """Every sample gets ``spans`` copies of one span over its whole completion (issue 26 finding 6)."""
+
+    def __init__(self, params: WideSpansParams) -> None:
+        self.params = params
+
+    def score(self, samples: Sequence[Sample]) -> list[list[Span]]:
+        n, v = self.params.spans, self.params.value
+        return [[Span(0, len(s.completion), v)] * (n + s.completion.count("!")) for s in samples]
+
+
+class WideSpansPlugin:
+    @botgrpo_core.hookimpl
+    def botgrpo_register_signals(self, register: Callable[[SignalSpec], None]) -> None:
+        register(SignalSpec("wide.spans", "local", (-100.0, 100.0), WideSpans, WideSpansParams))
