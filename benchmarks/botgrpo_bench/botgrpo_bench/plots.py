@@ -47,6 +47,9 @@ def make_plots(bench: BenchFile, eval_rows: Rows, run_rows: Rows, out_dir: Path)
     if bench.sweep is not None and any(r["group"] == "sweep" for r in eval_rows):
         _sweep(plt, bench, eval_rows, run_rows, out_dir / "sweep.png")
         plots["sweep"] = "sweep.png"
+    from botgrpo_bench.react_plots import plot_trivial_share  # React view pages: trivial pages per step
+
+    plots.update(plot_trivial_share(run_rows, out_dir))
     return plots
 
 

@@ -1,8 +1,9 @@
-"""botgrpo entry point (``bench = "botgrpo_bench.plugin"``): the ``bench`` command and the ``react`` task.
+"""botgrpo entry point (``bench = "botgrpo_bench.plugin"``): the ``bench`` command, the ``react`` task and
+its view pages' outcome signals (``bench.react_spec``, ``bench.react_trivial``).
 
-Only the standard library and the core's hook marker are imported here: ``botgrpo --help`` loads this
-module, so the bench loads when the command runs; the task module (pydantic only) when a run file
-names a task that is not built in.
+Only the standard library, pydantic and the core's hook marker and signal contract are imported here:
+``botgrpo --help`` loads this module, so the bench loads when the command runs; the task module (pydantic
+only) when a run file names a task that is not built in; tree-sitter and esbuild when a scorer is built.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 
+from botgrpo_core.signals import NoParams, SignalSpec
 from botgrpo_core.signals.hookspecs import hookimpl
 
 
@@ -38,3 +40,34 @@ def botgrpo_register_tasks(register: Callable[[str, type, type], None]) -> None:
     from botgrpo_bench.react import ReactParams, ReactTask
 
     register("react", ReactTask, ReactParams)
+
+
+@hookimpl
+def botgrpo_register_signals(register: Callable[[SignalSpec], None]) -> None:
+    """The React view task's outcome (``bench.react_spec``) and trivial-page flag (``bench.react_trivial``)."""
+    from botgrpo_bench.react_verdict import SpecParams, make_spec, make_trivial
+
+    register(
+        SignalSpec(
+            name="bench.react_spec",
+            kind="global",
+            bounds=(0.0, 1.0),
+            make_scorer=make_spec,
+            params_model=SpecParams,
+            required_fields=("spec",),
+            description="react view pages: 1 if the page compiles and implements its spec, else partial x "
+            "the share of spec sections implemented less repeats (empty, null or copied pages score 0)",
+        )
+    )
+    register(
+        SignalSpec(
+            name="bench.react_trivial",
+            kind="global",
+            bounds=(0.0, 1.0),
+            make_scorer=make_trivial,
+            params_model=NoParams,
+            required_fields=("spec",),
+            description="react view pages: 1 for an empty or trivial page (under half its spec implemented, "
+            "repeats counted against it); log it with weight 0",
+        )
+    )

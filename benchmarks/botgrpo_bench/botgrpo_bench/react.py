@@ -23,7 +23,10 @@ but break a React rule, so the compile rate and the rule-clean rate both have ro
 The length axis: ``sections: [a, b]`` (default ``[1, 1]``, the single components above) asks for
 *pages* of ``a``-``b`` sections instead, each a kind of its own carrying its own error with
 ``error_rate`` (:mod:`botgrpo_bench.react_pages`): the whole page compiles far less often while each
-section stays as learnable.
+section stays as learnable. ``grammar: spec`` asks for *view* pages instead (:mod:`botgrpo_bench.react_spec`):
+each section names its own tags and field in the prompt and every injected error is one only the prompt
+tells apart (a closing tag of another name, a field of another prop); success there is "compiles and
+implements the spec" (:mod:`botgrpo_bench.react_verdict`), so an empty page never counts.
 
 Held-out specs: a stable hash of the spec (not a random split) puts ``holdout_fraction`` of all
 specs in the evaluation set; :meth:`ReactTask.train_rows` never returns one of them.
@@ -46,6 +49,14 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from botgrpo_bench.react_pages import PageSpec, max_page_chars, page_demonstration, render_page, sample_page
+from botgrpo_bench.react_spec import (
+    PREFIX,
+    ViewSpec,
+    max_view_chars,
+    render_view,
+    sample_view,
+    view_demonstration,
+)
 
 #: The tokenizer alphabet of the task: every character a prompt or a completion can contain.
 REACT_CHARS = string.ascii_letters + string.digits + " \n{}()<>[]=/;,.:\"'+-!?&|_"
@@ -53,6 +64,8 @@ REACT_CHARS = string.ascii_letters + string.digits + " \n{}()<>[]=/;,.:\"'+-!?&|
 NOUNS = ("Todo", "User", "Post", "Item", "Note", "Card", "Task", "Song", "Book", "Tag", "Team", "Photo")
 FIELDS = ("title", "name", "text", "label", "body", "date", "city", "price")
 KINDS = ("list", "cond", "state", "props", "frag")
+#: most sections of a view page (``grammar: spec``)
+MAX_VIEW_SECTIONS = 8
 Kind = Literal["list", "cond", "state", "props", "frag"]
 
 #: Error types each kind's demonstrations can carry; ``*`` marks the ones that break compilation.
@@ -85,10 +98,23 @@ class ReactParams(BaseModel):
         description="[min, max] sections per component: [1, 1] = single components; otherwise pages of "
         "that many sections of distinct kinds, each section with its own error chance (error_rate)",
     )
+    grammar: Literal["kinds", "spec"] = Field(
+        "kinds",
+        description="kinds: components and pages of the kinds above (their errors are fixed token patterns); "
+        "spec: view pages of `sections` sections whose tags, props and list fields the prompt names, "
+        "success = compiles and implements the spec (botgrpo_bench.react_spec)",
+    )
 
     @model_validator(mode="after")
     def _sections_fit(self) -> ReactParams:
         low, high = self.sections
+        if self.grammar == "spec":
+            if not 1 <= low <= high <= MAX_VIEW_SECTIONS:
+                raise ValueError(
+                    f"sections: {[low, high]} must satisfy 1 <= min <= max <= {MAX_VIEW_SECTIONS} with "
+                    "grammar: spec; e.g. sections: [4, 4]"
+                )
+            return self
         if not 1 <= low <= high <= len(self.kinds):
             raise ValueError(
                 f"sections: {[low, high]} must satisfy 1 <= min <= max <= {len(self.kinds)} (the number "
@@ -98,8 +124,8 @@ class ReactParams(BaseModel):
 
     @property
     def pages(self) -> bool:
-        """Whether rows are pages of several sections (``sections`` other than ``[1, 1]``)."""
-        return self.sections != (1, 1)
+        """Whether rows are pages (``grammar: spec``, or ``sections`` other than ``[1, 1]``)."""
+        return self.grammar == "spec" or self.sections != (1, 1)
 
 
 @dataclass(frozen=True)
@@ -198,6 +224,8 @@ class ReactTask:
     @property
     def max_completion_chars(self) -> int:
         """Longest completion the grammar produces, in characters (= tokens for the char tokenizer)."""
+        if self.params.grammar == "spec":
+            return max_view_chars(NOUNS, self.params.sections[1])
         if self.params.pages:
             return max_page_chars(self.params.kinds, self.params.sections[1])
         return 145
@@ -220,9 +248,11 @@ class ReactTask:
         return train, held
 
     @staticmethod
-    def parse_key(key: str, export: bool = False) -> Spec | PageSpec:
+    def parse_key(key: str, export: bool = False) -> Spec | PageSpec | ViewSpec:
         if key.startswith("page "):
             return PageSpec.parse(key, export)
+        if key.startswith(f"{PREFIX} "):
+            return ViewSpec.parse(key, export)
         kind, noun, *args = key.split(" ")
         if kind == "state":
             return Spec(kind, noun, (), int(args[0]), export)
@@ -231,7 +261,11 @@ class ReactTask:
     def _spec(self, key: str, rng: random.Random) -> Spec:
         return self.parse_key(key, rng.random() < self.params.export_rate)
 
-    def _page(self, rng: random.Random) -> PageSpec:
+    def _page(self, rng: random.Random) -> PageSpec | ViewSpec:
+        if self.params.grammar == "spec":
+            return sample_view(
+                rng, sections=self.params.sections, nouns=NOUNS, export_rate=self.params.export_rate
+            )
         return sample_page(
             rng,
             kinds=self.params.kinds,
@@ -241,7 +275,9 @@ class ReactTask:
             export_rate=self.params.export_rate,
         )
 
-    def _pages(self, n: int, rng: random.Random, *, held_out: bool, banned: set[str]) -> list[PageSpec]:
+    def _pages(
+        self, n: int, rng: random.Random, *, held_out: bool, banned: set[str]
+    ) -> list[PageSpec | ViewSpec]:
         """``n`` pages on one side of the held-out split (distinct while that is easy), none in ``banned``."""
         out: list[PageSpec] = []
         seen: set[str] = set()
@@ -257,7 +293,7 @@ class ReactTask:
             out.append(page)
         return out
 
-    def row(self, spec: Spec | PageSpec) -> dict[str, Any]:
+    def row(self, spec: Spec | PageSpec | ViewSpec) -> dict[str, Any]:
         return {
             "prompt": spec.prompt,
             "spec": spec.key,
@@ -266,7 +302,7 @@ class ReactTask:
         }
 
     @staticmethod
-    def parse_row(row: dict[str, Any]) -> Spec | PageSpec:
+    def parse_row(row: dict[str, Any]) -> Spec | PageSpec | ViewSpec:
         return ReactTask.parse_key(row["spec"], bool(row.get("require_export")))
 
     def eval_rows(self, n: int, seed: int = 0) -> list[dict[str, Any]]:
@@ -286,7 +322,7 @@ class ReactTask:
         banned = {r["spec"] for r in exclude}
         if self.params.pages:
             rng = random.Random(f"react-train-{seed}")
-            pages: list[PageSpec] = []
+            pages: list[PageSpec | ViewSpec] = []
             while len(pages) < n:  # repeats allowed, as for single components
                 page = self._page(rng)
                 if not _is_held_out(page.key, self.params.holdout_fraction) and page.key not in banned:
@@ -304,9 +340,11 @@ class ReactTask:
         return len(self._specs[0]), len(self._specs[1])
 
     # ---- demonstrations --------------------------------------------------------------------------
-    def demonstration(self, spec: Spec | PageSpec, rng: random.Random) -> str:
+    def demonstration(self, spec: Spec | PageSpec | ViewSpec, rng: random.Random) -> str:
         """A completion that carries one error of the spec's kind with probability ``error_rate`` (a page:
         each section independently)."""
+        if isinstance(spec, ViewSpec):
+            return view_demonstration(spec, rng, self.params.error_rate)
         if isinstance(spec, PageSpec):
             return page_demonstration(spec, rng, self.params.error_rate)
         if rng.random() >= self.params.error_rate:
@@ -321,8 +359,10 @@ class ReactTask:
         return [self.demonstration(self.parse_row(r), rng) for r in rows]
 
     @staticmethod
-    def solution(spec: Spec | PageSpec) -> str:
+    def solution(spec: Spec | PageSpec | ViewSpec) -> str:
         """The correct completion."""
+        if isinstance(spec, ViewSpec):
+            return render_view(spec)
         return render_page(spec) if isinstance(spec, PageSpec) else solution(spec)
 
     # ---- evaluation ------------------------------------------------------------------------------
@@ -361,16 +401,28 @@ class ReactTask:
         return out
 
     def evaluate(self, rows: Sequence[dict[str, Any]], completions: Sequence[str]) -> dict[str, float]:
-        """``compile_rate`` (jsx.compiles) and ``rule_clean_rate`` (compiles, no syntax/rule span)."""
+        """``compile_rate`` (jsx.compiles) and ``rule_clean_rate`` (compiles, no syntax/rule span); with
+        ``grammar: spec`` also ``spec_rate`` (compiles and implements the spec: the task's success) and
+        ``trivial_rate`` (empty or trivial pages, :func:`botgrpo_bench.react_verdict.is_trivial`)."""
         results = self.check(rows, completions)
         n = max(len(results), 1)
-        return {
+        out = {
             "compile_rate": sum(c for c, _ in results) / n,
             "rule_clean_rate": sum(r for _, r in results) / n,
         }
+        if self.params.grammar == "spec":
+            from botgrpo_bench.react_verdict import code_facts, is_trivial, succeeds, view_spec_of
+
+            specs = [view_spec_of(r) for r in rows]
+            facts = [code_facts(c) for c in completions]
+            out["spec_rate"] = (
+                sum(succeeds(c, s, f) for (c, _), s, f in zip(results, specs, facts, strict=True)) / n
+            )
+            out["trivial_rate"] = sum(is_trivial(s, f) for s, f in zip(specs, facts, strict=True)) / n
+        return out
 
     def success(self, row: dict[str, Any], completion: str) -> bool:
-        """Task success of one rollout: the component compiles.
+        """Task success of one rollout: the component compiles (``grammar: spec``: and implements the spec).
 
         The trainer asks once per rollout, and rollouts of a group repeat each other more and more as
         training converges, so results are remembered per completion text (compilation does not
@@ -379,6 +431,10 @@ class ReactTask:
         cached = self._compiled.get(completion)
         if cached is None:
             cached = self.success_batch([row], [completion])[0]
+        if cached and self.params.grammar == "spec":
+            from botgrpo_bench.react_verdict import code_facts, succeeds, view_spec_of
+
+            return succeeds(True, view_spec_of(row), code_facts(completion))
         return cached
 
     def success_batch(self, rows: Sequence[dict[str, Any]], completions: Sequence[str]) -> list[bool]:

@@ -56,8 +56,15 @@ def test_bench_command_comes_from_the_plugin() -> None:
     meta, out, _ = _cli("plugins", "--json")
     bench = next(p for p in json.loads(out)["plugins"] if p["name"] == "bench")
     assert bench["distribution"] == "botgrpo-bench"
-    assert bench["hooks"] == ["botgrpo_register_commands", "botgrpo_register_tasks"]
-    assert bench["tasks"] == ["react"] and bench["signals"] == []
+    assert bench["hooks"] == [
+        "botgrpo_register_commands",
+        "botgrpo_register_signals",
+        "botgrpo_register_tasks",
+    ]
+    assert bench["tasks"] == ["react"] and [x["name"] for x in bench["signals"]] == [
+        "bench.react_spec",
+        "bench.react_trivial",
+    ]
 
 
 def test_react_is_a_data_task_through_the_plugin(monkeypatch: pytest.MonkeyPatch) -> None:
