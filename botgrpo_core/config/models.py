@@ -101,6 +101,21 @@ class SignalConfig(RunFileModel):
         return int(pick("workers")), float(pick("timeout_s")), int(pick("memory_mb"))
 
 
+class SignalFailurePolicy(RunFileModel):
+    """What a run does when a signal fails on most rollouts, step after step (``engine/signal_health.py``)."""
+
+    action: Literal["stop", "warn"] = Field(
+        "stop",
+        description="'stop' the run with an error naming the signal and its last error, or 'warn' and train on",
+    )
+    threshold: float = Field(
+        0.5, gt=0, le=1, description="a step fails for a signal when its error_frac is above this share"
+    )
+    steps: int = Field(
+        5, ge=1, le=1_000_000, description="training steps in a row over the threshold before the action"
+    )
+
+
 class RewardsConfig(RunFileModel):
     """``r[i,t] = alpha * sum_j a_j R_j[i] + beta * sum_k b_k S_k[i,t]``."""
 
@@ -115,6 +130,11 @@ class RewardsConfig(RunFileModel):
         description="smallest difference between distinct outcomes (default: from the global bounds)",
     )
     signals: list[SignalConfig] = Field(..., min_length=1, description="the signals of the mixture")
+    on_signal_failure: SignalFailurePolicy = Field(
+        default_factory=SignalFailurePolicy,
+        description="a signal failing on most rollouts for several steps (a dead server, workers that cannot "
+        "start) stops the run, or warns; never a silent run that learns from on_error values",
+    )
 
     @model_validator(mode="after")
     def _unique(self) -> RewardsConfig:

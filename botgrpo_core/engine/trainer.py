@@ -31,6 +31,7 @@ from botgrpo_core.config.presets import Preset
 from botgrpo_core.engine.batch_metrics import advantage_columns
 from botgrpo_core.engine.batch_metrics import batch_metrics as gathered_batch_metrics
 from botgrpo_core.engine.batches import _concat, _pad_right, _prompt_text, _select
+from botgrpo_core.engine.signal_health import SignalHealth
 from botgrpo_core.engine.trl_algorithm import check_trl_args, preset_from_trl_args
 from botgrpo_core.estimators.gathered import gathered_advantages, group_keep
 from botgrpo_core.estimators.moments import rollout_moments
@@ -102,6 +103,7 @@ class BoTGRPOTrainer(GRPOTrainer):
         self.last_advantages: torch.Tensor | None = None  # valid-token advantages of the last batch (plots)
         self.log_fn = log_fn or (lambda message: print(message, file=sys.stderr, flush=True))
         self._warned: dict[str, int] = {}
+        self._signal_health = SignalHealth(self.mixture.config.on_signal_failure, self.log_fn)
         args = _with_mixture_weight(args, len(funcs))
         super().__init__(model=model, reward_funcs=[*funcs, self._make_reward_fn()], args=args, **kwargs)
         if dynamic_sampling_rounds and preset.dynamic_sampling:
@@ -312,6 +314,8 @@ class BoTGRPOTrainer(GRPOTrainer):
         for key, value in metrics.items():
             self._metrics[mode][key].append(value)
         self.last_advantages = advantages[mask].detach().float().cpu()
+        if mode == "train":  # rewards.on_signal_failure: stop (or warn) when a signal keeps failing
+            self._signal_health.observe(self.state.global_step, metrics, mix)
 
     # ---- dynamic sampling (DAPO) ------------------------------------------------------------------
     def _dynamic_sampling(self, first: dict[str, Any], batch_rows: int) -> dict[str, Any]:

@@ -98,3 +98,43 @@ class WideSpansPlugin:
     @botgrpo_core.hookimpl
     def botgrpo_register_signals(self, register: Callable[[SignalSpec], None]) -> None:
         register(SignalSpec("wide.spans", "local", (-100.0, 100.0), WideSpans, WideSpansParams))
+
+
+class FragileParams(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    flag: str  # while this file exists, a starting worker SIGKILLs itself
+    kill_at: int = 3  # the worker SIGKILLs itself on this score() call, once per run (creating `flag`)
+    sticky: bool = False  # False: the first start that finds the flag removes it (the next start works)
+
+
+class Fragile:
+    """A pooled signal whose worker is killed mid-sample, then its replacement while it starts (issue 26
+    finding 1): ``kill_at`` and ``flag`` play the external SIGKILLs of the report."""
+
+    def __init__(self, params: FragileParams) -> None:
+        import os
+        import signal
+
+        self.params, self.calls = params, 0
+        if os.path.exists(params.flag):
+            if not params.sticky:
+                os.unlink(params.flag)
+            os.kill(os.getpid(), signal.SIGKILL)
+
+    def score(self, samples: Sequence[Sample]) -> list[float]:
+        import os
+        import signal
+
+        self.calls += 1
+        once = self.params.flag + ".killed"
+        if self.calls == self.params.kill_at and not os.path.exists(once):
+            for path in (once, self.params.flag):
+                open(path, "w").close()
+            os.kill(os.getpid(), signal.SIGKILL)
+        return [float(len(s.completion) % 2) for s in samples]
+
+
+class FragilePlugin:
+    @botgrpo_core.hookimpl
+    def botgrpo_register_signals(self, register: Callable[[SignalSpec], None]) -> None:
+        register(SignalSpec("fragile.parity", "global", (0.0, 1.0), Fragile, FragileParams))
