@@ -135,19 +135,17 @@ def test_trainer_needs_some_reward() -> None:
         BoTGRPOTrainer(model=None, args=GRPOConfig(output_dir="unused", use_cpu=True, report_to="none"))
 
 
-def test_preset_from_trl_args_names_unsupported_loss_types() -> None:
+def test_preset_from_trl_args_keeps_every_trl_loss_and_names_unknown_ones() -> None:
     from trl import GRPOConfig
 
     from botgrpo_core.engine.trl_algorithm import preset_from_trl_args
 
-    with pytest.raises(
-        ValueError, match=r"loss_type='cispo' has no botgrpo equivalent; use one of dapo, dr_grpo, grpo"
-    ):
-        preset_from_trl_args(
-            GRPOConfig(output_dir="unused", loss_type="cispo", use_cpu=True, report_to="none")
-        )
+    with pytest.raises(ValueError, match=r"loss_type='ppo' is not a TRL 1.16 loss; use one of bnpo, cispo"):
+        preset_from_trl_args(GRPOConfig(output_dir="unused", loss_type="ppo", use_cpu=True))
     preset = preset_from_trl_args(GRPOConfig(output_dir="unused", loss_type="grpo", beta=0.04, use_cpu=True))
     assert (preset.aggregation, preset.kl_coef, preset.estimator) == ("sequence", 0.04, "bot")
+    cispo = preset_from_trl_args(GRPOConfig(output_dir="unused", loss_type="cispo", use_cpu=True))
+    assert (cispo.name, cispo.aggregation) == ("trl-cispo+bot", "token")
 
 
 def test_mixture_from_yaml_and_dict_errors_name_the_key(tmp_path: Path) -> None:

@@ -102,7 +102,7 @@ def test_trainer_refuses_sequence_ratio_for_token_advantages(tmp_path, arith_plu
         **{**trl_algorithm_args(PRESETS["bot-grpo"]), "importance_sampling_level": "sequence"},
     )
     with pytest.raises(ValueError, match="ratio_level"):
-        BoTGRPOTrainer("unused", args, mixture=RewardMixture(config.rewards), preset=PRESETS["bot-grpo"])
+        BoTGRPOTrainer("unused", args=args, mixture=RewardMixture(config.rewards), preset=PRESETS["bot-grpo"])
 
 
 def test_bad_batch_split(tmp_path, arith_plugin):  # noqa: F811

@@ -198,7 +198,7 @@ def build_trainer(config: Any, **trainer_kwargs: Any) -> tuple[Any, Any, list[di
     rows = to_trainer_rows(run_data.train, config)
     trainer = BoTGRPOTrainer(
         model,
-        grpo_args(config, preset, out),
+        args=grpo_args(config, preset, out),
         mixture=mixture,
         preset=preset,
         train_dataset=datasets.Dataset.from_list(rows),

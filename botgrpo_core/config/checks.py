@@ -169,15 +169,34 @@ def outcome_dominance(
     ``d`` is the smallest gap between distinct outcomes (``rewards.outcome_gap``, or by default the
     smallest ``|a_j| * (high_j - low_j)`` of the global signals, i.e. binary outcomes at the bounds);
     ``b_k = max(|low_k|, |high_k|)``. When it holds, every token of a rollout with a better outcome
-    gets a higher reward than every token of a worse one.
+    gets a higher reward than every token of a worse one. With no global signal and no ``outcome_gap``
+    the outcomes the mixture sees are all equal, so it holds (``outcome_gap`` None): outcomes from
+    elsewhere (a trainer's TRL ``reward_funcs``) are checked where they are known
+    (``botgrpo_core.engine.dominance``).
     """
     globals_ = [(s, b) for s, reg, b in bounds if reg.spec.kind == "global"]
     locals_ = [(s, b) for s, reg, b in bounds if reg.spec.kind == "local"]
     gaps = [abs(s.weight) * (high - low) for s, (low, high) in globals_ if abs(s.weight) * (high - low) > 0]
-    gap = rewards.outcome_gap if rewards.outcome_gap is not None else (min(gaps) if gaps else 0.0)
+    gap = rewards.outcome_gap if rewards.outcome_gap is not None else (min(gaps) if gaps else None)
     local_bound = sum(abs(s.weight) * max(abs(low), abs(high)) for s, (low, high) in locals_)
-    lhs, rhs = rewards.alpha * gap, 2 * rewards.beta * local_bound
-    return {"holds": lhs > rhs or rhs == 0, "alpha_gap": lhs, "two_beta_local": rhs, "outcome_gap": gap}
+    lhs, rhs = rewards.alpha * (gap or 0.0), 2 * rewards.beta * local_bound
+    holds = lhs > rhs or rhs == 0 or gap is None
+    return {"holds": holds, "alpha_gap": lhs, "two_beta_local": rhs, "outcome_gap": gap}
+
+
+def dominance_message(dominance: dict[str, Any], alpha: float, beta: float, where: str = "rewards") -> str:
+    """Why outcome dominance fails and the settings that make it hold (``alpha`` above, or ``beta`` below, the
+    values the condition needs, computed from ``dominance``'s terms)."""
+    gap, lhs, rhs = dominance["outcome_gap"], dominance["alpha_gap"], dominance["two_beta_local"]
+    fixes = [f"set {where}.beta below {beta * lhs / rhs:.4g}" if lhs > 0 else f"set {where}.beta: 0"]
+    if gap:
+        fixes.append(f"raise {where}.alpha above {rhs / gap:.4g}")
+    return (
+        f"{where}: outcome dominance does not hold: alpha * d = {lhs:.4g} (smallest outcome gap d = {gap or 0:.4g}) "
+        f"is not above 2 * beta * sum_k |b_k| * bound_k = {rhs:.4g}, so local signals can rank a token of a "
+        f"failed rollout above one of a successful rollout. To fix it: {', or '.join(fixes)} (or lower the "
+        "local signals' weights)"
+    )
 
 
 def check_data(config: RunConfig, source: str = "<config>") -> None:
@@ -226,10 +245,8 @@ def check_rewards(rewards: RewardsConfig, source: str = "<config>", manager: Any
     dominance = outcome_dominance(rewards, bounds)
     if not dominance["holds"]:
         message = (
-            f"{source}: rewards: outcome dominance does not hold: alpha * d = {dominance['alpha_gap']:.4g} is not "
-            f"above 2 * beta * sum_k |b_k| * bound_k = {dominance['two_beta_local']:.4g}, so local signals can rank a "
-            "token of a failed rollout above one of a successful rollout. Lower rewards.beta or local weights, "
-            "or raise rewards.alpha"
+            f"{source}: "
+            + dominance_message(dominance, rewards.alpha, rewards.beta)
             + (
                 ", or set rewards.strict: false to accept it with a warning."
                 if rewards.strict

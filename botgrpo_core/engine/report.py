@@ -10,21 +10,31 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from botgrpo_core.config.models import RunConfig
     from botgrpo_core.config.presets import Preset
-    from botgrpo_core.engine.run import _RunContext
 from botgrpo_core.engine.outputs import FINAL_MODEL_DIR, METRICS_FILE
 
 
 def _summary(
-    config: RunConfig, ctx: _RunContext, preset: Preset, start: float, overrides: Sequence[str]
+    config: RunConfig,
+    preset: Preset,
+    evals: Mapping[int, Mapping[str, Any]],
+    steps_done: int,
+    start: float,
+    overrides: Sequence[str],
 ) -> dict[str, Any]:
-    steps = sorted(ctx.evals)
+    """``summary.json``'s content.
+
+    :param evals: the held-out evaluations by step (step 0: the initial policy).
+    :param steps_done: the optimizer steps the run completed.
+    :param start: the run's start (``time.time()``), for its wall time.
+    """
+    steps = sorted(evals)
     return {
         "output_dir": str(config.training.output_dir),
         "preset": preset.name,
         "estimator": preset.estimator,
-        "steps": int(ctx.trainer.state.global_step) if ctx.trainer else 0,
-        "before": {k: v for k, v in ctx.evals.get(0, {}).items() if k.startswith("eval/")},
-        "after": {k: v for k, v in ctx.evals.get(steps[-1], {}).items() if k.startswith("eval/")}
+        "steps": int(steps_done),
+        "before": {k: v for k, v in evals.get(0, {}).items() if k.startswith("eval/")},
+        "after": {k: v for k, v in evals.get(steps[-1], {}).items() if k.startswith("eval/")}
         if steps
         else {},
         "metrics": str(Path(config.training.output_dir) / METRICS_FILE),
@@ -159,45 +169,3 @@ def _draw_advantages(plt: Any, train: Sequence[Mapping[str, Any]], evals: Sequen
     if hists:
         right.legend(fontsize=8)
     return fig
-
-
-def model_card(
-    model_name: str, base_model: str | None, preset: Any, mixture: Any, trl_reward_funcs: Sequence[str] = ()
-) -> str:
-    """The ``README.md`` a run writes beside its checkpoints: what was trained from what, and how.
-
-    :param base_model: the starting model's hub id or local path (``None``: built in code).
-    :param preset: the run's :class:`~botgrpo_core.config.presets.Preset`.
-    :param mixture: its :class:`~botgrpo_core.rewards.mixture.RewardMixture`.
-    :param trl_reward_funcs: names of the TRL reward functions the trainer was given.
-    """
-    import trl
-
-    from botgrpo_core import __version__
-
-    front = ["library_name: transformers", "tags: [botgrpo, bot-grpo, trl, grpo]"]
-    if base_model and not Path(base_model).is_dir():
-        front.append(f"base_model: {base_model}")
-    source = f"`{base_model}`" if base_model else "a model built in code"
-    config = mixture.config
-    signals = [f"- `{r.spec.name}` ({r.spec.kind}, weight {r.config.weight:g})" for r in mixture.runners]
-    signals += [f"- TRL reward function `{name}` (global)" for name in trl_reward_funcs]
-    return "\n".join(
-        [
-            "---",
-            *front,
-            "---",
-            "",
-            f"# {model_name}",
-            "",
-            f"Trained from {source} with [botgrpo](https://github.com/botgrpo/botgrpo) {__version__} on TRL "
-            f"{trl.__version__}: algorithm `{preset.name}` (advantage estimator `{preset.estimator}`, "
-            f"{preset.ratio_level}-level importance ratio, {preset.aggregation} loss aggregation, clip "
-            f"{preset.eps_low:g}/{preset.eps_high:g}, KL {preset.kl_coef:g}).",
-            "",
-            f"Token rewards `r[i,t] = alpha * R[i] + beta * S[i,t]` with alpha {config.alpha:g}, beta {config.beta:g}:",
-            "",
-            *(signals or ["- (no signals)"]),
-            "",
-        ]
-    )

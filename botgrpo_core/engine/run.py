@@ -289,7 +289,8 @@ def _finish(
     output_dir = Path(ctx.config.training.output_dir)
     if ctx.is_main:
         ctx.trainer.save_model(str(output_dir / FINAL_MODEL_DIR))
-    summary = _summary(ctx.config, ctx, setup.preset, start, overrides)
+    steps_done = int(ctx.trainer.state.global_step) if ctx.trainer else 0
+    summary = _summary(ctx.config, setup.preset, ctx.evals, steps_done, start, overrides)
     summary["model_prep_s"] = round(model_s, 1)
     if ctx.is_main:
         if ctx.config.training.plots:
@@ -382,7 +383,7 @@ def _make_trainer(ctx: _RunContext, setup: _Setup, callbacks: Sequence[Any]) -> 
     with quiet_library_deprecations():
         trainer = BoTGRPOTrainer(
             ctx.model,
-            setup.args,
+            args=setup.args,
             mixture=setup.mixture,
             preset=setup.preset,
             success_fn=run_data.task.success if run_data.task is not None else None,

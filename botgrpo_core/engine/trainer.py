@@ -28,11 +28,13 @@ import torch
 from trl import GRPOConfig, GRPOTrainer
 
 from botgrpo_core.config.presets import Preset
-from botgrpo_core.engine.batch_metrics import advantage_columns
+from botgrpo_core.engine.batch_metrics import ROLLOUT_COLUMNS, advantage_columns
 from botgrpo_core.engine.batch_metrics import batch_metrics as gathered_batch_metrics
 from botgrpo_core.engine.batches import _concat, _pad_right, _prompt_text, _select
+from botgrpo_core.engine.dominance import OutcomeDominance
 from botgrpo_core.engine.signal_health import SignalHealth
 from botgrpo_core.engine.trl_algorithm import check_trl_args, preset_from_trl_args
+from botgrpo_core.engine.trl_fields import check_grpo_config
 from botgrpo_core.estimators.gathered import gathered_advantages, group_keep
 from botgrpo_core.estimators.moments import rollout_moments
 from botgrpo_core.rewards.mixture import MixtureOutput, RewardMixture
@@ -42,16 +44,24 @@ from botgrpo_core.rewards.samples import decode_samples
 class BoTGRPOTrainer(GRPOTrainer):
     """GRPO trainer whose advantages come from token-level rewards (BoT-GRPO and its baselines).
 
-    A TRL script moves over by its class name alone: ``BoTGRPOTrainer(model=..., reward_funcs=[...],
-    args=GRPOConfig(...), train_dataset=...)`` trains with TRL's reward functions as global rewards and the
-    ``bot`` estimator under the ``GRPOConfig``'s own loss settings; add ``mixture=`` for token-level signals
-    (docs/python-api.md).
+    A drop-in ``GRPOTrainer``: the same parameters in the same order with the same defaults (TRL 1.16:
+    ``model, reward_funcs, args, train_dataset, eval_dataset, processing_class, reward_processing_classes,
+    callbacks, optimizers, quantization_config, peft_config, tools, rollout_func, environment_factory``),
+    each handed to ``GRPOTrainer`` as it is, then botgrpo's keyword-only ones. A TRL script moves over by its
+    class name alone: TRL's reward functions become global rewards and the ``bot`` estimator gives the
+    advantages under the ``GRPOConfig``'s own loss (every TRL 1.16 ``loss_type``); add ``mixture=`` for
+    token-level signals (docs/python-api.md). What happens to each ``GRPOConfig`` field:
+    :mod:`botgrpo_core.engine.trl_fields`. In multi-turn rollouts (``tools``, ``environment_factory``,
+    ``rollout_func`` with an ``env_mask``) tool and environment tokens get no reward and advantage 0.
 
     :param model: the policy (a model object or a path/hub id, as for ``GRPOTrainer``).
-    :param args: ``GRPOConfig``; its loss settings must match ``preset`` (see :func:`trl_algorithm_args`).
     :param reward_funcs: TRL reward functions (TRL's calling convention and types, weighted by
         ``args.reward_weights``): each rollout's weighted sum is one more global reward,
-        ``r[i, t] += alpha * sum_f w_f F_f[i]`` (``None``/NaN counts as 0). TRL logs them as usual.
+        ``r[i, t] += alpha * sum_f w_f F_f[i]`` (``None``/NaN counts as 0). TRL logs them as usual. A
+        function may declare ``bounds = (low, high)`` for the outcome-dominance check
+        (:mod:`botgrpo_core.engine.dominance`); otherwise the check observes the first batches.
+    :param args: ``GRPOConfig`` (default: TRL's, as ``GRPOTrainer`` makes it); with ``preset=`` its loss
+        settings must match the preset (see :func:`trl_algorithm_args`).
     :param mixture: the reward mixture (signals, alpha, beta); default: none (``reward_funcs`` alone).
     :param preset: the algorithm (:func:`resolve_algorithm`); default: :func:`preset_from_trl_args` of
         ``args`` with the ``bot`` estimator.
@@ -60,7 +70,6 @@ class BoTGRPOTrainer(GRPOTrainer):
         when ``reward_funcs`` are given, whose bounds are unknown).
     :param dynamic_sampling_rounds: most extra generation rounds per step when ``preset.dynamic_sampling``.
     :param log_fn: where warnings go (default: stderr), e.g. a signal failing on most of a batch.
-    :param kwargs: passed to ``GRPOTrainer`` (``train_dataset``, ``processing_class``, ``callbacks``...).
     """
 
     _tag_names: ClassVar[list[str]] = ["trl", "grpo", "botgrpo", "bot-grpo"]  # the hub tags TRL adds
@@ -69,15 +78,25 @@ class BoTGRPOTrainer(GRPOTrainer):
     def __init__(
         self,
         model: Any,
-        args: GRPOConfig,
-        *,
         reward_funcs: Any = None,
+        args: GRPOConfig | None = None,
+        train_dataset: Any = None,
+        eval_dataset: Any = None,
+        processing_class: Any = None,
+        reward_processing_classes: Any = None,
+        callbacks: list[Any] | None = None,
+        optimizers: tuple[Any, Any] = (None, None),
+        quantization_config: Any = None,
+        peft_config: Any = None,
+        tools: list[Callable[..., Any]] | None = None,
+        rollout_func: Callable[..., dict[str, Any]] | None = None,
+        environment_factory: Any = None,
+        *,
         mixture: RewardMixture | None = None,
         preset: Preset | None = None,
         success_fn: Callable[[Mapping[str, Any], str], bool] | None = None,
         dynamic_sampling_rounds: int = 4,
         log_fn: Callable[[str], None] | None = None,
-        **kwargs: Any,
     ) -> None:
         funcs = (
             []
@@ -86,28 +105,59 @@ class BoTGRPOTrainer(GRPOTrainer):
             if isinstance(reward_funcs, list)
             else [reward_funcs]
         )
-        if mixture is None and not funcs:
+        if mixture is None and not funcs and environment_factory is None:
             raise ValueError(
                 "BoTGRPOTrainer needs reward_funcs=[...] (TRL's), a mixture=RewardMixture(...), or both"
             )
-        preset = preset if preset is not None else preset_from_trl_args(args)
-        check_trl_args(args, preset)
+        args = args if args is not None else _default_args(model)
+        check_grpo_config(args)
+        if preset is None:
+            preset = preset_from_trl_args(args)
+        else:
+            check_trl_args(args, preset)
         self.mixture = mixture if mixture is not None else RewardMixture.without_signals()
         self.preset = preset
         self.success_fn = success_fn
         self.dynamic_sampling_rounds = dynamic_sampling_rounds
         self._pending: tuple[MixtureOutput, list[Any]] | None = None
         self._pending_rewards: list[float | None] = []
-        self._trl_reward_funcs = len(funcs)
-        self._success_bound = None if funcs else self._max_outcome(self.mixture)
+        self._mixture_column = len(funcs)  # botgrpo's reward column, after the user's reward_funcs
+        self._success_bound = None if funcs or environment_factory else self._max_outcome(self.mixture)
         self.last_advantages: torch.Tensor | None = None  # valid-token advantages of the last batch (plots)
         self.log_fn = log_fn or (lambda message: print(message, file=sys.stderr, flush=True))
         self._warned: dict[str, int] = {}
         self._signal_health = SignalHealth(self.mixture.config.on_signal_failure, self.log_fn)
-        args = _with_mixture_weight(args, len(funcs))
-        super().__init__(model=model, reward_funcs=[*funcs, self._make_reward_fn()], args=args, **kwargs)
+        self.dominance = OutcomeDominance(
+            self.mixture, funcs, args.reward_weights, observe_only=environment_factory is not None
+        )
+        if reward_processing_classes is not None:  # one per reward function; none for botgrpo's column
+            classes = reward_processing_classes
+            reward_processing_classes = [*(classes if isinstance(classes, list) else [classes]), None]
+        super().__init__(
+            model,
+            [*funcs, self._make_reward_fn()],
+            _with_mixture_weight(args, len(funcs)),
+            train_dataset,
+            eval_dataset,
+            processing_class,
+            reward_processing_classes,
+            callbacks,
+            optimizers,
+            quantization_config,
+            peft_config,
+            tools,
+            rollout_func,
+            environment_factory,
+        )
+        # TRL's reward columns: the user's functions, then any environment's get_reward (TRL appends those)
+        self._trl_columns = [i for i in range(len(self.reward_funcs)) if i != self._mixture_column]
+        if not self._trl_columns and not self.mixture.runners:
+            raise ValueError(
+                "BoTGRPOTrainer has no reward: the environment_factory's environments define no get_reward; "
+                "pass reward_funcs=[...] or mixture=RewardMixture(...)"
+            )
         if dynamic_sampling_rounds and preset.dynamic_sampling:
-            local = args.per_device_train_batch_size * args.steps_per_generation
+            local = self.args.per_device_train_batch_size * self.args.steps_per_generation
             if local % self.num_generations:
                 raise ValueError(
                     f"dynamic sampling keeps whole groups on each process: per-process generation batch {local} "
@@ -124,19 +174,18 @@ class BoTGRPOTrainer(GRPOTrainer):
 
         from trl.trainer.utils import get_config_model_id
 
-        from botgrpo_core.engine.report import model_card
+        from botgrpo_core.engine.model_card import model_card
 
         if not self.is_world_process_zero():
             return
-        names = [
-            getattr(f, "__name__", type(f).__name__) for f in self.reward_funcs[: self._trl_reward_funcs]
-        ]
+        names = [self.reward_func_names[i] for i in self._trl_columns]
         text = model_card(
             model_name or Path(self.args.output_dir).name,
             get_config_model_id(self.model.config) or None,
             self.preset,
             self.mixture,
             names,
+            self.args.loss_type,
         )
         Path(self.args.output_dir, "README.md").write_text(text, encoding="utf-8")
 
@@ -174,10 +223,10 @@ class BoTGRPOTrainer(GRPOTrainer):
             )  # (N, F + 1)
         finally:
             self._pending_rewards.clear()
-        if self._trl_reward_funcs:  # TRL gathered the columns of every process: take this process's rows
+        if self._trl_columns:  # TRL gathered the columns of every process: take this process's rows
             start = self.accelerator.process_index * len(samples)
-            trl = per_func[start : start + len(samples), : self._trl_reward_funcs]  # (B, F)
-            weights = self.reward_weights[: self._trl_reward_funcs].to(trl.device)
+            trl = per_func[start : start + len(samples), self._trl_columns]  # (B, F)
+            weights = self.reward_weights[self._trl_columns].to(trl.device)
             mix = mix.with_global_reward((trl * weights).nansum(dim=1).cpu(), self.mixture.config.alpha)
         self._pending = (mix, samples)
         return per_func
@@ -215,10 +264,15 @@ class BoTGRPOTrainer(GRPOTrainer):
         mix, samples = self._pending
         self._pending = None
         width = out["completion_ids"].shape[1]
-        rewards = _pad_right(mix.token_rewards, width, 0.0)
         mask = _pad_right(mix.mask, width, False)
+        if out.get("tool_mask") is not None:  # multi-turn: tool / environment tokens are not the policy's
+            mask = mask & out["tool_mask"].bool().to(mask.device)
+        # no reward on tool tokens; NaN (dropped) rollouts stay NaN on their own tokens
+        rewards = torch.where(mask, _pad_right(mix.token_rewards, width, 0.0), 0.0)
         success = self._success(mix, samples)
         advantages, table, keep_group = self.token_advantages(rewards, mask, mix, success, mode)
+        if mode == "train":
+            self.dominance.observe(table[:, ROLLOUT_COLUMNS.index("outcome")], self.num_generations)
         out["advantages"] = advantages
         out["_keep_group"] = keep_group
         self._log_batch(mode, table, advantages, mask, mix)
@@ -354,6 +408,21 @@ class BoTGRPOTrainer(GRPOTrainer):
         dataset = self.train_dataset
         rows = [dataset[rng.randrange(len(dataset))] for _ in range(num_prompts)]
         return [dict(row) for row in rows for _ in range(self.num_generations)]
+
+
+def _default_args(model: Any) -> GRPOConfig:
+    """The ``GRPOConfig`` ``GRPOTrainer`` makes when ``args`` is not given (``output_dir``: ``<model>-GRPO``),
+    with ``bf16`` off where the machine has no bf16 device (TRL's default, ``bf16=True``, raises there)."""
+    from trl.trainer.utils import get_config_model_id
+
+    name = model if isinstance(model, str) else get_config_model_id(model.config)
+    output_dir = f"{(name or 'model').split('/')[-1]}-GRPO"
+    try:
+        return GRPOConfig(output_dir)
+    except ValueError as exc:
+        if "bf16" not in str(exc):
+            raise
+        return GRPOConfig(output_dir, bf16=False)
 
 
 def _with_mixture_weight(args: GRPOConfig, reward_funcs: int) -> GRPOConfig:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from trl import GRPOConfig
@@ -13,6 +14,54 @@ if TYPE_CHECKING:
 
 #: Preset aggregation -> TRL loss_type.
 LOSS_TYPES = {"sequence": "grpo", "token": "dapo", "constant": "dr_grpo"}
+
+
+@dataclass(frozen=True)
+class TrlLoss:
+    """What one TRL 1.16 ``loss_type`` does with botgrpo's ``(B, T)`` advantages ``A[i, t]``.
+
+    :ivar aggregation: the botgrpo aggregation with the same normaliser (``loss.aggregate``), recorded
+        in the trainer's preset; the loss itself is always TRL's.
+    :ivar with_token_advantages: how TRL's per-token loss reads ``A[i, t]`` (docs/algorithms.md).
+    """
+
+    aggregation: str
+    with_token_advantages: str
+
+
+#: Every ``loss_type`` TRL 1.16's ``GRPOTrainer._compute_loss`` implements. Each multiplies the advantage
+#: into a per-token loss, so all take ``(B, T)`` advantages as they are; none is refused.
+TRL_LOSSES: dict[str, TrlLoss] = {
+    "grpo": TrlLoss(
+        "sequence", "clipped surrogate per token; mean over each rollout's tokens, then rollouts"
+    ),
+    "dapo": TrlLoss(
+        "token", "clipped surrogate per token; sum over the generation batch's tokens / their count"
+    ),
+    "dr_grpo": TrlLoss("constant", "clipped surrogate per token; sum / (rollouts x max_completion_length)"),
+    "bnpo": TrlLoss(
+        "token",
+        "clipped surrogate per token; token mean over the micro-batch (dapo: over the generation batch)",
+    ),
+    "luspo": TrlLoss(
+        "constant",
+        "clipped surrogate per token; sum over each rollout's tokens, mean over rollouts (dr_grpo times "
+        "max_completion_length)",
+    ),
+    "cispo": TrlLoss(
+        "token", "-min(ratio, epsilon_high) (detached) x A[i, t] x log p per token; normalised as dapo"
+    ),
+    "sapo": TrlLoss(
+        "sequence",
+        "soft gate sigmoid(tau (ratio - 1)) x A[i, t] per token, tau chosen by the sign of A[i, t] "
+        "(sapo_temperature_pos / _neg); normalised as grpo",
+    ),
+    "vespo": TrlLoss(
+        "token",
+        "gamma weight phi(w) of the sequence ratio w x A[i, t] x log p per token, (k, lambda) chosen by the "
+        "sign of A[i, t] (vespo_k_pos / _neg ...); normalised as dapo",
+    ),
+}
 
 
 def resolve_algorithm(algorithm: AlgorithmConfig) -> Preset:
@@ -82,14 +131,19 @@ def preset_from_trl_args(
     class name alone: the loss settings stay TRL's (``loss_type``, ``epsilon``, ``epsilon_high``,
     ``beta``, ``importance_sampling_level``), only the advantages change.
 
-    :raises ValueError: a ``loss_type`` botgrpo has no aggregation for (it names the supported ones).
+    Every TRL 1.16 ``loss_type`` is kept (:data:`TRL_LOSSES`); the preset records the aggregation with
+    the same normaliser, and TRL computes the loss it names with botgrpo's ``(B, T)`` advantages.
+
+    :raises ValueError: settings botgrpo cannot realise (a sequence-level ratio under a token-level
+        estimator), naming the field and the fix.
     """
-    aggregation = {loss: agg for agg, loss in LOSS_TYPES.items()}.get(args.loss_type)
-    if aggregation is None:
+    loss = TRL_LOSSES.get(args.loss_type)
+    if loss is None:
         raise ValueError(
-            f"GRPOConfig.loss_type={args.loss_type!r} has no botgrpo equivalent; use one of "
-            f"{', '.join(sorted(LOSS_TYPES.values()))} (or pass preset= explicitly)"
+            f"GRPOConfig.loss_type={args.loss_type!r} is not a TRL 1.16 loss; use one of "
+            f"{', '.join(sorted(TRL_LOSSES))}"
         )
+    aggregation = loss.aggregation
     eps_high = args.epsilon if args.epsilon_high is None else args.epsilon_high
     base = Preset(name=f"trl-{args.loss_type}+{estimator}", estimator=estimator)
     try:
@@ -101,7 +155,7 @@ def preset_from_trl_args(
             eps_high=eps_high,
             kl_coef=args.beta,
             uses_local_signals=True,
-            description="the loss settings of a GRPOConfig with botgrpo's advantages",
+            description=f"TRL loss_type {args.loss_type!r} with botgrpo's advantages",
         )
     except PresetError as exc:
         raise ValueError(f"{exc} (from the GRPOConfig; pass preset= to choose the algorithm)") from None

@@ -1,0 +1,134 @@
+"""Multi-turn rollouts with a tool under BoTGRPOTrainer: the tool's output tokens (TRL's ``tool_mask`` /
+``env_mask`` 0) get no reward and advantage 0; token signals count only on the model's own tokens.
+
+The rollout is TRL 1.16's ``rollout_func`` contract, played for real: the policy writes a first turn (HF
+``generate``), a calculator tool defined here answers the prompt's sum, and the policy writes a second turn
+after it; the function returns the ids with ``env_mask`` (1 = the model's tokens, 0 = the tool's)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+import torch
+
+pytest.importorskip("trl")
+
+
+def calculator(expression: str) -> str:
+    """The tool: the value of ``a+b`` or ``a-b`` (no eval)."""
+    m = re.fullmatch(r"(\d+)([+-])(\d+)", expression)
+    if m is None:
+        return "0"
+    a, op, b = int(m[1]), m[2], int(m[3])
+    return str(a + b if op == "+" else a - b)
+
+
+def _rollout(tokenizer: Any, turn_tokens: int) -> Any:
+    def rollout_func(prompts: list[str], trainer: Any) -> dict[str, Any]:
+        model = trainer.accelerator.unwrap_model(trainer.model)
+        out: dict[str, list[Any]] = {"prompt_ids": [], "completion_ids": [], "logprobs": [], "env_mask": []}
+
+        def turn(ids: list[int]) -> list[int]:
+            with torch.no_grad():
+                new = model.generate(
+                    torch.tensor([ids]),
+                    attention_mask=torch.ones(1, len(ids), dtype=torch.long),
+                    max_new_tokens=turn_tokens,
+                    min_new_tokens=turn_tokens,
+                    do_sample=True,
+                    pad_token_id=tokenizer.pad_token_id,
+                )
+            return new[0, len(ids) :].tolist()
+
+        for prompt in prompts:
+            prompt_ids = tokenizer(prompt)["input_ids"]
+            first = turn(prompt_ids)
+            tool = tokenizer(f"={calculator(prompt[3:-1])}\n")["input_ids"]  # "Q: 3+4=" -> "=7\n"
+            second = turn(prompt_ids + first + tool)
+            out["prompt_ids"].append(prompt_ids)
+            out["completion_ids"].append(first + tool + second)
+            out["env_mask"].append([1] * len(first) + [0] * len(tool) + [1] * len(second))
+            out["logprobs"].append([0.0] * (len(first) + len(tool) + len(second)))
+        return out
+
+    return rollout_func
+
+
+def test_tool_tokens_get_no_reward_and_zero_advantage(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from datasets import Dataset
+    from trl import GRPOConfig
+
+    from botgrpo_core import BoTGRPOTrainer, RewardMixture, SignalSpec, Span
+    from botgrpo_core.engine.tiny import build_tiny_model, char_tokenizer
+    from botgrpo_core.signals.manager import PluginManager, register_signal
+
+    monkeypatch.setenv("TRL_EXPERIMENTAL_SILENCE", "1")
+    torch.set_num_threads(1)
+
+    class Digits:
+        """Local: +1 on every run of digits, wherever it is (the tool's answer is digits too)."""
+
+        def __init__(self, params: Any) -> None:
+            pass
+
+        def score(self, samples: Any) -> list[list[Span]]:
+            return [
+                [Span(m.start(), m.end(), 1.0) for m in re.finditer(r"\d+", s.completion)] for s in samples
+            ]
+
+    manager = PluginManager(entry_points=[])
+    register_signal(SignalSpec("test.digits", "local", (0.0, 1.0), Digits), manager=manager)
+    mixture = RewardMixture.from_dict({"beta": 1.0, "signals": [{"name": "test.digits"}]}, manager=manager)
+
+    def has_answer(completions: list[str], **kwargs: Any) -> list[float]:
+        return [float("\n" in c) for c in completions]
+
+    tokenizer = char_tokenizer()
+    trainer = BoTGRPOTrainer(
+        build_tiny_model(tokenizer, seed=0),
+        [has_answer],
+        GRPOConfig(
+            output_dir=str(tmp_path),
+            per_device_train_batch_size=8,
+            num_generations=4,
+            max_completion_length=16,
+            max_steps=2,
+            use_cpu=True,
+            bf16=False,
+            report_to="none",
+            save_strategy="no",
+        ),
+        Dataset.from_list([{"prompt": f"Q: {a}+{a + 1}="} for a in range(1, 9)]),
+        processing_class=tokenizer,
+        rollout_func=_rollout(tokenizer, turn_tokens=4),
+        mixture=mixture,
+    )
+    batches: list[dict[str, torch.Tensor]] = []
+    original = trainer._generate_and_score_completions
+
+    def capture(inputs: Any) -> Any:
+        out = original(inputs)
+        batches.append({k: v.clone() for k, v in out.items() if isinstance(v, torch.Tensor)})
+        return out
+
+    trainer._generate_and_score_completions = capture  # type: ignore[method-assign]
+    trainer.train()
+    assert trainer.state.global_step == 2 and batches
+    for batch in batches:
+        adv, tool = batch["advantages"], batch["tool_mask"].bool()
+        model_tokens = batch["completion_mask"].bool() & tool
+        assert adv.shape == tool.shape
+        assert (~tool).any(), "the tool answered nothing"
+        assert torch.all(adv[~tool] == 0), "tool output tokens must get advantage 0"
+        assert adv[model_tokens].abs().sum() > 0  # the model's own tokens still learn
+    # Every rollout's statistics are over its model tokens only: the advantages of one rollout's model tokens
+    # average (1/L weights) to the rollout's token-mean advantage, which over a group sums to ~0 (bot).
+    adv, tool = batches[-1]["advantages"], batches[-1]["tool_mask"].bool()
+    mask = batches[-1]["completion_mask"].bool() & tool
+    per_rollout = (adv * mask).sum(1) / mask.sum(1).clamp(min=1)
+    assert torch.allclose(per_rollout.view(-1, 4).sum(1), torch.zeros(2, dtype=per_rollout.dtype), atol=1e-4)
