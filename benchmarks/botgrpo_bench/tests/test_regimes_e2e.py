@@ -1,6 +1,7 @@
 """One real regime bench (benchmarks/bench_regimes.yaml) at a minimal size, so it cannot rot: two math
-levels and the longest React level (pages of four sections), the candidate/reference pair, the regime
-records (regimes.jsonl), the speed-up plot and the regime section of the summary.
+levels and the longest React level (view pages of six sections), the candidate/reference pair, the regime
+records (regimes.jsonl), the speed-up plot, the React trivial-page plot and the regime section of the
+summary.
 
 Each run is a fresh process, so the size keeps it short: one training step, two held-out prompts.
 """
@@ -54,6 +55,8 @@ def test_regime_bench_runs_end_to_end(tmp_path: Path) -> None:
     # the closing side-by-side table on the terminal, one block per level
     for t in TASKS:
         assert f"\n{t}: " in proc.stdout
-    # the React level really is pages of four sections
+    # the React level really is view pages of six sections, and the share of trivial pages is plotted
     job = json.loads((out / "runs" / "react-long" / "bot-grpo" / "seed0" / "bench_job.json").read_text())
-    assert job["run"]["data"]["task_params"]["sections"] == [4, 4]
+    assert job["run"]["data"]["task_params"]["sections"] == [6, 6]
+    assert job["run"]["data"]["task_params"]["grammar"] == "spec"
+    assert (out / "trivial_react-long.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
