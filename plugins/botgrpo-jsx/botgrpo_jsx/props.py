@@ -9,6 +9,9 @@ usage                                       value
 ``items.map(...)``, ``.length``, ``[...xs]``  ``[]``
 ``onPick(...)``, ``onX`` names, ``fn()``      a function returning ``undefined``
 ``user.name`` (other member access)          an inert stub object (any property, callable, empty)
+``<Icon />`` (the prop as an element type)     an inert stub component (renders its children)
+``children`` given to ``cloneElement``,     an element (``<span>text</span>``)
+``Children.*``, ``isValidElement``
 ``{title}`` as a child, ``children``         ``"text"``
 anything else                                left out (``undefined``, as a caller might)
 ==========================================  =====================================================
@@ -27,6 +30,8 @@ from botgrpo_jsx.treesitter import Parsed, query
 
 STUB = {"$botgrpo": "stub"}
 FUNCTION = {"$botgrpo": "function"}
+ELEMENT = {"$botgrpo": "element"}
+_ELEMENT_USE = r"(?:cloneElement|Children\s*\.\s*\w+|isValidElement)\s*\(\s*"
 _ARRAY_USE = r"\.\s*(?:map|filter|forEach|length|slice|some|every|reduce|find|findIndex|join|concat|flatMap|includes|indexOf|sort)\b"
 _PATTERNS = (
     "(formal_parameters . (required_parameter pattern: (object_pattern) @obj))",
@@ -71,8 +76,10 @@ def prop_names(parsed: Parsed) -> list[str]:
 def value_for(name: str, code: str) -> Any:
     """A value that fits how ``code`` uses the prop ``name`` (see the module table), or ``None``."""
     n = re.escape(name)
+    if re.search(rf"<\s*{n}[\s/>]", code) and name[:1].isupper():
+        return STUB
     if name == "children":
-        return "text"
+        return ELEMENT if re.search(rf"{_ELEMENT_USE}(?:props\s*\.\s*)?children\b", code) else "text"
     if re.search(rf"\b{n}\s*\??\.?{_ARRAY_USE}", code) or re.search(rf"\.\.\.\s*{n}\s*[\],]", code):
         return []
     if re.match(r"^on[A-Z]", name) or re.search(rf"(?<![.\w$]){n}\s*\??\.?\s*\(", code):

@@ -5,7 +5,7 @@
    scores 0.0.
 2. Headless Chromium (Debian's ``chromium``, or ``$BOTGRPO_JSX_CHROMIUM``) screenshots that HTML,
    offline: it runs in an empty network namespace, and the page's Content-Security-Policy allows no
-   script, no request, only inline styles and ``data:`` images. It is static server-rendered HTML.
+   script, no request, only inline styles and ``data:`` images. It is static HTML (the DOM the render left).
 3. The PNG and the spec (the row's ``spec_field``, else the prompt) go to a vision model through
    botgrpo-judge's OpenAI-compatible backend (retries, deadlines, circuit breaker, size caps) as one
    chat message with a text part and an ``image_url`` part; the answer's ``score: N`` (0..10) / 10
@@ -63,7 +63,7 @@ def find_chromium() -> str:
 
 
 def page(rendered_html: str) -> str:
-    """A complete, script-free HTML page around a component's server-rendered markup."""
+    """A complete, script-free HTML page around a component's rendered markup."""
     return _PAGE.format(body=rendered_html)
 
 

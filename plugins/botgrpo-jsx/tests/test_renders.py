@@ -113,6 +113,41 @@ def test_props_are_synthesised_from_usage() -> None:
     }
 
 
+def test_props_fit_element_types_and_children_given_to_clone_element() -> None:
+    from botgrpo_jsx.props import ELEMENT, STUB, synthesise
+    from botgrpo_jsx.treesitter import parse
+
+    code = (
+        "export default function Layout({ Component, Icon, pageProps, children, footer }) {\n"
+        "  return <main><Icon size={2} /><Component {...pageProps} />\n"
+        "    {Children.map(children, (c) => cloneElement(c, { pageProps }))}{footer}</main>;\n}\n"
+    )
+    props = synthesise(parse(code, 5.0))
+    assert props["Component"] == STUB and props["Icon"] == STUB
+    assert props["children"] == ELEMENT and props["footer"] == "text"
+    assert synthesise(parse("export const P = ({ children }) => <p>{children}</p>;\n", 5.0)) == {
+        "children": "text"
+    }
+
+
+def test_renders_as_a_browser_does(sandbox_ready: None) -> None:
+    """A browser page: a DOM before the module runs, a root for entry files, permissive stubs for
+    imports a bundler would resolve, no Node built-ins or globals (tests/data/render_browser_cases.py).
+    A deadline of its own: 21 fresh render processes must not time out on a loaded machine."""
+    from render_browser_cases import BROWSER_FAILS, BROWSER_RENDERS
+
+    renders = make_renders(RendersParams(timeout_s=15.0, memory_mb=768, parallel=2))
+    cases = BROWSER_RENDERS + BROWSER_FAILS
+    samples = [Sample("", _fenced(code)) for _, code in cases]
+    verdicts = dict(zip((kind for kind, _ in cases), renders.score(samples), strict=True))
+    assert {kind: verdicts[kind] for kind, _ in BROWSER_RENDERS} == {kind: 1.0 for kind, _ in BROWSER_RENDERS}
+    assert {kind: verdicts[kind] for kind, _ in BROWSER_FAILS} == {kind: 0.0 for kind, _ in BROWSER_FAILS}
+    details = renders.renderer.render(samples[len(BROWSER_RENDERS) :])
+    builtin = [d["reply"]["error"]["message"] for d in details[:4]]
+    assert all("Node.js built-in module, not available in the browser" in m for m in builtin), builtin
+    renders.close()
+
+
 def test_crashing_components_are_detected_and_placed(scorers) -> None:
     """A quick subset of tests/data/render_cases.py (all 47: scripts/evaluate_renders.py)."""
     renders, errors = scorers
@@ -144,14 +179,12 @@ def test_corpus_components_render(scorers) -> None:
     files = sorted((DATA / "components").iterdir())[::6]
     samples = [Sample("", f"```{'tsx' if f.suffix == '.tsx' else 'jsx'}\n{f.read_text()}```") for f in files]
     verdicts = renders.score(samples)
-    no_component = {  # an entry point rendering into `document`, modules of helpers: nothing to render
-        "cra-template__template_src_index.jsx",
-        "create-vite__template-react-ts_src_main.tsx",
-        "blueprintjs-core__src_components_slider_handleProps.tsx",
-    }
+    # a module of helpers: nothing to render (the entry points mount into the page's root and render)
+    no_component = {"blueprintjs-core__src_components_slider_handleProps.tsx"}
     assert [
         f.name for f, v in zip(files, verdicts, strict=True) if v != 1.0 and f.name not in no_component
     ] == []
+    assert any("main.tsx" in f.name or "index.jsx" in f.name for f in files)
 
 
 def test_a_lookup_keyed_by_a_stubbed_import_renders_but_a_real_missing_type_fails(scorers) -> None:
@@ -208,8 +241,9 @@ class Listener:
 
 def _hostile(canary: Path, secret: str, port: int, outside: Path) -> dict[str, str]:
     """name -> component code; each renders what it obtained, so a leak shows in the reply."""
-    fs = "process.getBuiltinModule('fs')"
-    cp = "process.getBuiltinModule('child_process')"
+    # Node's real `process` (the sample's own scope has only a browser bundle's `process.env`)
+    fs = "globalThis.process.getBuiltinModule('fs')"
+    cp = "globalThis.process.getBuiltinModule('child_process')"
     body = {
         "read_canary": f"out = {fs}.readFileSync({json.dumps(str(canary))}, 'utf8');",
         "read_canary_import": f"out = require('fs').readFileSync({json.dumps(str(canary))}, 'utf8');",
@@ -217,20 +251,20 @@ def _hostile(canary: Path, secret: str, port: int, outside: Path) -> dict[str, s
         "append_canary": f"{fs}.appendFileSync({json.dumps(str(canary))}, 'tampered'); out = 'wrote';",
         "child_process": f"out = String({cp}.execSync('cat {canary}; touch {outside / 'spawned'}'));",
         "spawn_sync": f"out = String({cp}.spawnSync('/bin/sh', ['-c', 'touch {outside / 'sh'}']).status);",
-        "worker": "new (process.getBuiltinModule('worker_threads').Worker)('1', { eval: true }); out = 'w';",
-        "addon": "process.dlopen({ exports: {} }, '/usr/lib/x86_64-linux-gnu/libc.so.6'); out = 'dl';",
+        "worker": "new (globalThis.process.getBuiltinModule('worker_threads').Worker)('1', { eval: true }); out = 'w';",
+        "addon": "globalThis.process.dlopen({ exports: {} }, '/usr/lib/x86_64-linux-gnu/libc.so.6'); out = 'dl';",
         "vm_escape": "out = this.constructor.constructor('return process')().pid;",
         "function_eval": "out = new Function('return 1 + 1')();",
         "eval": "out = eval('2 + 2');",
-        "vm_module": "out = process.getBuiltinModule('vm').runInNewContext('this.constructor.constructor(\"return process\")().pid');",
-        "env_secrets": "out = JSON.stringify(process.env);",
-        "pid_namespace": "out = 'pid=' + process.pid + ' ppid=' + process.ppid;",
-        "kill_parent": "process.kill(process.ppid, 'SIGKILL'); out = 'sent';",
+        "vm_module": "out = globalThis.process.getBuiltinModule('vm').runInNewContext('this.constructor.constructor(\"return process\")().pid');",
+        "env_secrets": "out = JSON.stringify(globalThis.process.env);",
+        "pid_namespace": "out = 'pid=' + globalThis.process.pid + ' ppid=' + globalThis.process.ppid;",
+        "kill_parent": "globalThis.process.kill(globalThis.process.ppid, 'SIGKILL'); out = 'sent';",
         "fetch_loopback": f"fetch('http://127.0.0.1:{port}/'); out = 'fetching';",
-        "socket_loopback": f"process.getBuiltinModule('net').connect({port}, '127.0.0.1'); out = 'connecting';",
-        "exit_early": "process.exit(0);",
-        "fake_result": "process.stdout.write('0123 ' + JSON.stringify({ ok: true }) + '\\n'); throw new Error('x');",
-        "huge_output": "for (;;) process.stdout.write('x'.repeat(1 << 16));",
+        "socket_loopback": f"globalThis.process.getBuiltinModule('net').connect({port}, '127.0.0.1'); out = 'connecting';",
+        "exit_early": "globalThis.process.exit(0);",
+        "fake_result": "globalThis.process.stdout.write('0123 ' + JSON.stringify({ ok: true }) + '\\n'); throw new Error('x');",
+        "huge_output": "for (;;) globalThis.process.stdout.write('x'.repeat(1 << 16));",
         "pollute_prototype": "Object.prototype.polluted = 'yes'; out = 'polluted';",
         "infinite_loop": "for (;;) {}",
         "deep_recursion": "const f = (n) => f(n + 1) + 1; out = f(0);",

@@ -1,6 +1,11 @@
-// Renders one bundled component with the real React and reports what happened: react-dom/server
-// first (no DOM, as a server would), then react-dom/client on a linkedom DOM under React.act
-// (effects run; a second render catches hooks that change order).
+// Renders one bundled component with the real React as a browser page would and reports what
+// happened: a linkedom DOM (window, document, localStorage, a <div id="root">) is in place before the
+// module runs, the module runs under React.act (an entry file's createRoot(...).render(...) mounts
+// there), then react-dom/client mounts the exported component under React.act (effects run; a second
+// render catches hooks that change order). What a browser lacks, the sample lacks: importing a Node
+// built-in fails as it does in a browser bundle, and Node's globals (process, Buffer, global,
+// setImmediate, __dirname) are not in its scope (process.env.NODE_ENV is, as bundlers define it).
+// With `client: false` in the request, react-dom/server renders instead, with no DOM.
 //
 // One fresh process per sample, started by botgrpo_jsx/render.py as
 //   unshare -rnp --fork node --experimental-permission --allow-fs-read=<react, this file>
@@ -12,8 +17,8 @@
 // too) and cannot eval. Its time and memory are bounded from outside
 // (SIGKILL after the deadline, RLIMIT_AS, --max-old-space-size).
 //
-// stdin: one JSON object {nonce, code, props}; `code` is a CommonJS bundle (esbuild) whose imports
-// of anything but React resolve to inert stubs. stdout: one line "<nonce> <json>", written with a
+// stdin: one JSON object {nonce, code, props, client?}; `code` is a CommonJS module (esbuild) whose
+// imports of anything but React and Node's built-ins resolve to permissive stubs. stdout: one line "<nonce> <json>", written with a
 // function captured before the sample runs: {ok, html, error: {message, line, column, source},
 // warnings}. Lines are 1-based and columns 0-based in `code` (the source map is applied by the
 // caller); `source` is a position in the original file (an error React throws about an element).
@@ -27,9 +32,18 @@ const vm = require("vm");
 const writeSync = fs.writeSync;
 const stringify = JSON.stringify;
 const format = util.format;
+const exit = process.exit.bind(process);
 const modulesDir = process.env.BOTGRPO_JSX_NODE_MODULES;
 const FILENAME = "component.js";
-const WRAP = "(function (exports, require, module, React) {\n"; // the sample starts on line 2
+// Node's globals a browser has not, shadowed in the sample's scope (the sample starts on line 2);
+// __dirname and __filename are not in a vm script's scope at all.
+const NODE_ONLY = ["process", "Buffer", "global", "setImmediate", "clearImmediate"];
+const WRAP = "(function (exports, require, module, React, " + NODE_ONLY.join(", ") + ") {\n";
+// What a bundler leaves of `process` in a browser build: process.env.NODE_ENV.
+const BROWSER_PROCESS = Object.freeze({ env: Object.freeze({ NODE_ENV: "development" }) });
+const NODE_BUILTINS = new Set(require("module").builtinModules);
+const isNodeBuiltin = (name) =>
+  name.startsWith("node:") || NODE_BUILTINS.has(name) || NODE_BUILTINS.has(name.split("/")[0]);
 
 const React = require(path.join(modulesDir, "react"));
 const jsxRuntime = require(path.join(modulesDir, "react", "jsx-runtime"));
@@ -38,7 +52,33 @@ const ReactDOM = require(path.join(modulesDir, "react-dom"));
 // The server renderer has no portals: a portal's children render in place.
 const reactDomForServer = Object.freeze({ ...ReactDOM, createPortal: (children) => children });
 const renderToString = require(path.join(modulesDir, "react-dom", "server.node")).renderToString;
-const createRoot = require(path.join(modulesDir, "react-dom", "client")).createRoot;
+const ReactDOMClient = require(path.join(modulesDir, "react-dom", "client"));
+const createRoot = ReactDOMClient.createRoot;
+// The sample's react-dom/client: the real one, counting the roots the sample makes (an entry file).
+// What such a root throws while rendering is the sample's error (React would only report it).
+let sampleRoots = 0;
+const rootErrors = [];
+function reporting(options) {
+  const own = options && typeof options.onUncaughtError === "function" ? options.onUncaughtError : null;
+  return {
+    ...options,
+    onUncaughtError(error, info) {
+      rootErrors.push(error);
+      if (own) own(error, info);
+    },
+  };
+}
+const sampleClient = Object.freeze({
+  ...ReactDOMClient,
+  createRoot(container, options) {
+    sampleRoots++;
+    return ReactDOMClient.createRoot(container, reporting(options));
+  },
+  hydrateRoot(container, children, options) {
+    sampleRoots++;
+    return ReactDOMClient.hydrateRoot(container, children, reporting(options));
+  },
+});
 const { parseHTML } = require(path.join(modulesDir, "linkedom"));
 
 const warnings = [];
@@ -75,14 +115,43 @@ function location(stack) {
   return { line: Number(match[1]) - 1, column: Number(match[2]) - 1 };
 }
 
-// A value from an import we do not have (a CSS module, a design system, a router): callable
-// (returns its `children` when React calls it as a component, else another stub), indexable,
-// iterable (empty), constructible and extendable, and empty as a string or number.
+// A value from an import we do not have (a CSS module, a design system, a router, a data helper):
+// callable (returns its `children` when React calls it as a component, else another stub),
+// indexable, assignable, iterable (empty), constructible and extendable, thenable (settles to a
+// stub that is not), cloneable, and empty as a string or number.
 class StubComponent extends React.Component {
   render() {
     return this.props.children === undefined ? null : this.props.children;
   }
 }
+// What React reads of a class instance: the rest of a constructed stub's properties are stubs
+// (`new CalendarDate(...).add(...)`), these stay the instance's own.
+const REACT_INSTANCE_KEYS = new Set([
+  "props", "context", "refs", "updater", "state", "render", "setState", "forceUpdate", "isReactComponent",
+  "componentDidMount", "componentDidUpdate", "componentWillUnmount", "shouldComponentUpdate",
+  "getSnapshotBeforeUpdate", "componentDidCatch", "componentWillMount", "componentWillReceiveProps",
+  "componentWillUpdate", "UNSAFE_componentWillMount", "UNSAFE_componentWillReceiveProps",
+  "UNSAFE_componentWillUpdate", "getChildContext", "getInitialState", "getDefaultProps", "propTypes",
+  "contextTypes", "childContextTypes", "defaultProps", "contextType", "getDerivedStateFromProps",
+  "getDerivedStateFromError", "constructor",
+]);
+// and what React's development checks look for (misspelt lifecycles, internals)
+const REACT_LIKE = /^(_|component|UNSAFE_|should|getInitial|getDefault|getDerived|getSnapshot|getChild)/;
+function stubInstance(instance) {
+  return new Proxy(instance, {
+    get(t, key, receiver) {
+      if (typeof key === "symbol" || key in t || REACT_INSTANCE_KEYS.has(key) || REACT_LIKE.test(key)) {
+        return Reflect.get(t, key, receiver);
+      }
+      return stub();
+    },
+  });
+}
+const REACT_STATICS = new Set([
+  "getDerivedStateFromProps", "getDerivedStateFromError", "getSnapshotBeforeUpdate", "contextType",
+  "getDefaultProps",
+]);
+const stubs = new WeakSet();
 
 // Whether a stub became a string or a property key since the last element was made: a lookup such
 // as `table[stubValue]` then finds nothing where the real import's value would find an entry.
@@ -92,31 +161,47 @@ const coerceStub = () => {
   return "";
 };
 
-function stub() {
+function stub(thenable = true) {
   const target = function Stub() {};
+  const assigned = new Map(); // what the code (or React's use()) stored on the stub
   const handler = {
     get(t, key) {
+      if (assigned.has(key)) return assigned.get(key);
       if (key === Symbol.toPrimitive) return coerceStub;
       if (key === Symbol.iterator) return function* empty() {};
       if (typeof key === "symbol") return undefined;
       // React renders a stub element as this class; a class that extends a stub extends it too
       if (key === "prototype") return StubComponent.prototype;
-      if (key === "$$typeof" || key === "then") return undefined;
+      // React reads these off a component class: a stub has none of them
+      if (key === "$$typeof" || REACT_STATICS.has(key)) return undefined;
+      // a promise from a helper we do not have settles to a stub that is no promise
+      if (key === "then") return thenable ? (ok, fail) => Promise.resolve(stub(false)).then(ok, fail) : undefined;
       if (key === "length") return 0;
       if (key === "toString" || key === "valueOf" || key === "toJSON") return () => "";
       return proxy;
+    },
+    set(t, key, value) {
+      assigned.set(key, value);
+      return true;
     },
     apply(t, self, args) {
       const props = args[0];
       return props && typeof props === "object" && "children" in props ? props.children : proxy;
     },
     construct(t, args, newTarget) {
-      return Reflect.construct(StubComponent, args, newTarget === proxy ? StubComponent : newTarget);
+      if (newTarget !== proxy) return Reflect.construct(StubComponent, args, newTarget); // a subclass
+      return stubInstance(Reflect.construct(StubComponent, args, StubComponent));
     },
   };
   const proxy = new Proxy(target, handler);
+  stubs.add(proxy);
   return proxy;
 }
+// A stub (the real import's value would be plain data) clones to a stub.
+const cloneStructured = globalThis.structuredClone;
+globalThis.structuredClone = function structuredClone(value, options) {
+  return stubs.has(value) ? stub() : cloneStructured(value, options);
+};
 
 // A module we do not have: every export (default or named) is a stub. Exports live on the
 // prototype, so esbuild's interop (which copies a module's own properties) still finds them.
@@ -179,20 +264,51 @@ const jsxDevChecked = Object.freeze({
   },
 });
 
+let clientMode = true;
+// The sample's React: use() of a stubbed promise gives what it settles to (a stub), as the real
+// helper's promise would give its value; the other promises it is given are watched (one that never
+// settles leaves a browser's page empty).
+const usedPromises = [];
+const sampleReact = Object.freeze({
+  ...React,
+  use(usable) {
+    if (stubs.has(usable)) return React.use({ status: "fulfilled", value: stub(false), then() {} });
+    if (usable !== null && typeof usable === "object" && typeof usable.then === "function") {
+      if (usedPromises.length < 100 && !usedPromises.some((u) => u.promise === usable)) {
+        usedPromises.push({ promise: usable, stack: new Error().stack });
+      }
+    }
+    return React.use(usable);
+  },
+});
+const pendingUse = () => usedPromises.find((u) => u.promise.status === "pending");
+// A portal into a container from a stubbed import (a `getTarget()` helper) renders in place.
+const sampleReactDom = Object.freeze({
+  ...ReactDOM,
+  createPortal: (children, container, key) =>
+    stubs.has(container) ? children : ReactDOM.createPortal(children, container, key),
+});
 function sampleRequire(name) {
-  if (name === "react") return React;
+  name = String(name);
+  if (name === "react") return sampleReact;
   if (name === "react/jsx-runtime") return jsxRuntime;
   if (name === "react/jsx-dev-runtime") return jsxDevChecked;
-  if (name === "react-dom") return reactDomForServer;
+  if (name === "react-dom") return clientMode ? sampleReactDom : reactDomForServer;
+  if (name === "react-dom/client") return sampleClient;
+  if (isNodeBuiltin(name)) {
+    // what a bundler says when browser code imports one
+    throw new Error(`Could not resolve "${name}": a Node.js built-in module, not available in the browser`);
+  }
   return stubModule();
 }
 
-// Props from the caller: {"$botgrpo": "stub"} and {"$botgrpo": "function"} markers become values.
+// Props from the caller: {"$botgrpo": "stub" | "function" | "element"} markers become values.
 function revive(value) {
   if (Array.isArray(value)) return value.map(revive);
   if (value === null || typeof value !== "object") return value;
   if (value.$botgrpo === "stub") return stub();
   if (value.$botgrpo === "function") return () => undefined;
+  if (value.$botgrpo === "element") return React.createElement("span", null, "text");
   const out = {};
   for (const key of Object.keys(value)) out[key] = revive(value[key]);
   return out;
@@ -209,8 +325,7 @@ function pickComponent(exports) {
   return null;
 }
 
-// A DOM (linkedom) for the client render, installed after the server render: module code and the
-// server render see no `window`, as under server rendering; effects and re-renders see one.
+// A DOM (linkedom), installed before the module runs, as a browser page has one.
 function installDom() {
   const { window, document } = parseHTML("<!doctype html><html><head></head><body><div id='root'></div></body></html>");
   const inert = () => ({ observe() {}, unobserve() {}, disconnect() {} });
@@ -242,30 +357,68 @@ function installDom() {
 }
 
 // Mount with react-dom/client: effects run, and a second render checks the hooks keep their order.
-async function clientRender(element) {
-  const container = installDom();
+async function clientRender(element, container) {
   const errors = [];
   const root = createRoot(container, { onUncaughtError: (e) => errors.push(e), onCaughtError: (e) => errors.push(e) });
-  for (let pass = 0; pass < 2 && errors.length === 0; pass++) {
-    await React.act(async () => root.render(element()));
+  try {
+    for (let pass = 0; pass < 2 && errors.length === 0; pass++) {
+      await React.act(async () => root.render(element()));
+    }
+    // a promise the render waits on gets a moment to settle (timers run), then it is a hang
+    for (let wait = 0; wait < 10 && errors.length === 0 && pendingUse(); wait++) {
+      await React.act(() => new Promise((resolve) => setTimeout(resolve, 20)));
+    }
+  } catch (error) {
+    throw located(error, element); // act rethrows what the render threw
   }
-  if (errors.length) throw errors[0];
+  if (errors.length) throw located(errors[0], element);
+  const pending = pendingUse();
+  if (pending) {
+    const hang = new Error("the component waits on a promise that never settles (use()): the page stays empty");
+    hang.stack = hang.message + "\n" + pending.stack;
+    throw hang;
+  }
   return container.innerHTML;
 }
 
+// An error React throws from its own code (too many re-renders) has no frame of the sample's in the
+// client render; the server render throws it from the component's frame, which places it.
+function located(error, element) {
+  if (!(error instanceof Error) || location(error.stack) !== null || suspect !== null) return error;
+  try {
+    renderToString(element());
+  } catch (again) {
+    if (again instanceof Error && again.message === error.message && location(again.stack) !== null) {
+      error.stack = again.stack;
+    }
+  }
+  return error;
+}
+
 async function run(request) {
+  clientMode = request.client !== false;
+  const container = clientMode ? installDom() : null;
   const module = { exports: {} };
   const fn = vm.runInThisContext(WRAP + request.code + "\n})", { filename: FILENAME });
-  fn(module.exports, sampleRequire, module, React);
+  const args = [module.exports, sampleRequire, module, sampleReact, BROWSER_PROCESS];
+  if (clientMode) {
+    await React.act(async () => fn(...args)); // an entry file mounts here
+    if (rootErrors.length) throw rootErrors[0];
+  } else {
+    fn(...args);
+  }
   const Component = pickComponent(module.exports);
   if (Component === null) {
+    if (clientMode && sampleRoots > 0) {
+      // an entry file: what it mounted is the page
+      return { ok: true, html: String(document.body.innerHTML).slice(0, request.max_html || 100000) };
+    }
     return { ok: false, error: { message: "the code exports no component", line: null, column: null } };
   }
   const props = revive(request.props || {});
   const element = () => React.createElement(Component, props);
-  const html = renderToString(element());
-  const mounted = request.client === false ? html : await clientRender(element);
-  return { ok: true, html: String(mounted).slice(0, request.max_html || 100000) };
+  const html = clientMode ? await clientRender(element, container) : renderToString(element());
+  return { ok: true, html: String(html).slice(0, request.max_html || 100000) };
 }
 
 async function main() {
@@ -286,4 +439,4 @@ async function main() {
 }
 
 process.on("unhandledRejection", () => {});
-main().then(() => process.exit(0));
+main().then(() => exit(0));

@@ -115,6 +115,8 @@ async function cjs(req) {
       format: "cjs",
       jsx: "automatic",
       jsxDev: true,
+      // imports stay as written (as a bundler resolves them), an unused one included
+      tsconfigRaw: { compilerOptions: { verbatimModuleSyntax: true } },
       sourcemap: "external",
       sourcefile: "input." + (req.loader || "tsx"),
       logLevel: "silent",
