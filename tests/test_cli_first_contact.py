@@ -156,3 +156,17 @@ def test_validate_the_8gpu_recipe_with_5_processes_names_both_problems(monkeypat
     if not (ROOT / "data" / "aime_train.jsonl").exists():  # made by scripts/make_aime_data.py
         assert "data.path: 'data/aime_train.jsonl' does not exist" in err
     assert "with WORLD_SIZE=5" in err
+
+
+def test_validate_says_model_peft_needs_peft(tmp_path: Path) -> None:
+    (tmp_path / "run.yaml").write_text(RUN + "model:\n  peft: {r: 8}\n", encoding="utf-8")
+    without_peft = _WITHOUT_EXTRA.replace('"matplotlib")', '"matplotlib", "peft")')
+    done = subprocess.run(
+        [sys.executable, "-c", without_peft, "validate", "run.yaml"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=120,
+    )
+    assert done.returncode == 2
+    assert 'model.peft needs the peft package: pip install "botgrpo-core[peft]"' in done.stderr

@@ -2,6 +2,7 @@
 
 - the data files the run reads (``data.path``, ``data.eval_path``) exist and are of the kind ``data.source``
   reads, relative to the current folder as ``botgrpo train`` reads them;
+- the packages a setting needs are installed (``model.peft``: peft);
 - the batch splits over the processes of the launch: ``WORLD_SIZE`` (set by ``torchrun`` / ``accelerate
   launch``, or by hand: ``WORLD_SIZE=8 botgrpo validate RUN.yaml``), else one process. The rule is the
   trainer's own (:func:`botgrpo_core.engine.trl_args.per_device_batch`), so validate and train agree.
@@ -44,6 +45,15 @@ def data_problems(config: RunConfig) -> list[str]:
                 "point it at the folder, or set data.source: jsonl for a JSONL file"
             )
     return problems
+
+
+def package_problems(config: RunConfig) -> list[str]:
+    """The packages a setting needs that are not installed (``model.peft``: peft)."""
+    from botgrpo_core.cli.extras import missing_modules
+
+    if config.model.peft is not None and missing_modules(["peft"]):
+        return ['model.peft needs the peft package: pip install "botgrpo-core[peft]"']
+    return []
 
 
 def batch_split(config: RunConfig) -> tuple[str | None, str | None]:

@@ -105,10 +105,14 @@ def _cmd_validate(args: argparse.Namespace) -> int:
             return 2
     for w in caught:
         print(f"warning: {w.message}", file=sys.stderr)
-    from botgrpo_core.cli.launch_checks import batch_split, data_problems
+    from botgrpo_core.cli.launch_checks import batch_split, data_problems, package_problems
 
     split, split_problem = batch_split(config)
-    problems = [*data_problems(config), *([split_problem] if split_problem else [])]
+    problems = [
+        *data_problems(config),
+        *package_problems(config),
+        *([split_problem] if split_problem else []),
+    ]
     if problems:
         print("\n".join(f"{args.run_file}: {p}" for p in problems), file=sys.stderr)
         return 2

@@ -67,9 +67,14 @@ def signal_bounds(
     rewards: RewardsConfig, manager: Any = None
 ) -> list[tuple[SignalConfig, Any, tuple[float, float]]]:
     """``(signal config, registered signal, bounds)`` for every configured signal (params validated)."""
+    from botgrpo_core.signals.files import FileSignalError, register_file_signals
     from botgrpo_core.signals.manager import get_plugin_manager
 
     manager = manager or get_plugin_manager()
+    try:
+        register_file_signals(rewards.signals, manager)  # signals with a path: a function in a Python file
+    except FileSignalError as exc:
+        raise ConfigError(str(exc)) from None
     out = []
     for i, signal in enumerate(rewards.signals):
         registered = manager.get_signal(signal.name)

@@ -84,6 +84,37 @@ class SignalConfig(RunFileModel):
         "completion and result, so about 2-10 KB",
     )
 
+    path: str | None = Field(
+        None,
+        description="a signal from a Python file: 'path/to/file.py:function' (relative to the current folder), "
+        "function(samples) -> one result per sample; needs kind and bounds; no params",
+    )
+    kind: Literal["global", "local"] | None = Field(
+        None, description="with path: 'global' (one value per rollout) or 'local' (spans or token values)"
+    )
+    bounds: tuple[float, float] | None = Field(
+        None, description="with path: [low, high] of every value (outcome dominance, result checks)"
+    )
+
+    @model_validator(mode="after")
+    def _file_signal(self) -> SignalConfig:
+        if self.path is None:
+            if self.kind is not None or self.bounds is not None:
+                raise ValueError(
+                    "kind and bounds are declared by the signal's plugin; set them only with path (a signal "
+                    "from a Python file), or remove them"
+                )
+            return self
+        if self.kind is None or self.bounds is None:
+            raise ValueError(
+                f"a signal from a file (path: {self.path}) needs kind (global or local) and bounds ([low, high])"
+            )
+        if not self.bounds[0] <= self.bounds[1]:
+            raise ValueError(f"bounds must be [low, high] with low <= high, got {list(self.bounds)}")
+        if self.params:
+            raise ValueError("a signal from a file takes no params; read its settings in the function")
+        return self
+
     @field_validator("name")
     @classmethod
     def _namespaced(cls, name: str) -> str:

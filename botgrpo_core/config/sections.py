@@ -96,6 +96,19 @@ class TinyModelSpec(RunFileModel):
     max_positions: int = Field(128, gt=0, description="longest prompt + completion, in tokens")
 
 
+class LoraSpec(RunFileModel):
+    """LoRA adapters (peft.LoraConfig) trained instead of the full model; needs ``pip install peft``."""
+
+    r: int = Field(16, gt=0, description="rank of each adapter")
+    alpha: float = Field(32.0, gt=0, description="scaling numerator: updates are scaled by alpha / r")
+    dropout: float = Field(0.05, ge=0, lt=1, description="dropout on the adapters' input")
+    target_modules: list[str] | Literal["all-linear"] = Field(
+        "all-linear",
+        description="module names to adapt (e.g. [q_proj, v_proj]), or 'all-linear' (every linear layer "
+        "but the output head)",
+    )
+
+
 class ModelConfig(RunFileModel):
     """The policy model."""
 
@@ -112,6 +125,9 @@ class ModelConfig(RunFileModel):
     )
     trust_remote_code: bool = Field(
         False, description="allow model code from the hub (only for models you trust)"
+    )
+    peft: LoraSpec | None = Field(
+        None, description="LoRA settings (r, alpha, dropout, target_modules); null trains every weight"
     )
 
 
@@ -220,9 +236,22 @@ class TrainingConfig(RunFileModel):
     save_every: int = Field(0, ge=0, description="checkpoint every N steps (0 = only at the end)")
     save_total_limit: int | None = Field(2, ge=1, description="keep this many checkpoints (oldest deleted)")
     plots: bool = Field(True, description="write PNG plots of the curves at the end")
+    report_to: list[Literal["tensorboard", "wandb", "trackio"]] | Literal["none"] = Field(
+        "none",
+        description="where TRL also logs the metrics (botgrpo's included): a list of tensorboard, wandb, "
+        "trackio, or 'none' (metrics.jsonl is always written)",
+    )
     warm_start: WarmStartConfig = Field(
         default_factory=WarmStartConfig, description="supervised warm start before RL"
     )
+
+    @field_validator("report_to", mode="before")
+    @classmethod
+    def _one_integration(cls, value: Any) -> Any:
+        """``report_to: tensorboard`` is ``[tensorboard]``; an empty list is ``none``."""
+        if isinstance(value, str) and value != "none":
+            return [value]
+        return "none" if value == [] else value
 
     @field_validator("output_dir")
     @classmethod

@@ -377,6 +377,7 @@ def _make_trainer(ctx: _RunContext, setup: _Setup, callbacks: Sequence[Any]) -> 
     import datasets
     from transformers import PrinterCallback, ProgressCallback
 
+    from botgrpo_core.engine.lora import lora_config
     from botgrpo_core.engine.trainer import BoTGRPOTrainer
 
     config, run_data = ctx.config, setup.run_data
@@ -391,6 +392,7 @@ def _make_trainer(ctx: _RunContext, setup: _Setup, callbacks: Sequence[Any]) -> 
             log_fn=ctx.log,
             train_dataset=datasets.Dataset.from_list(to_trainer_rows(run_data.train, config)),
             processing_class=ctx.tokenizer,
+            peft_config=lora_config(config.model.peft),  # model.peft: LoRA adapters (None: every weight)
             callbacks=[*_callbacks(ctx), *callbacks],
         )
     ctx.trainer = trainer

@@ -177,7 +177,7 @@ def _trl_kwargs(config: RunConfig, preset: Preset, output_dir: Path) -> dict[str
         "seed": t.seed,
         "use_cpu": use_cpu,
         "bf16": e.bf16,
-        "report_to": "none",
+        "report_to": t.report_to,
         "disable_tqdm": True,
         "log_completions": False,
         "dataloader_num_workers": 0,
@@ -201,6 +201,11 @@ def _user_trl_args(trl_args: dict[str, Any], known: set[str], preset: Preset) ->
         raise TrainingSetupError(
             f"engine.trl_args: {', '.join(unknown)} is not a trl.GRPOConfig argument (TRL 1.16); remove it or "
             "check the spelling in TRL's GRPOConfig docs"
+        )
+    if "report_to" in trl_args:
+        raise TrainingSetupError(
+            "engine.trl_args: report_to is the run file's training.report_to (tensorboard, wandb, trackio or "
+            "none); move it there and remove it from engine.trl_args"
         )
     managed = sorted(set(trl_args) & set(trl_algorithm_args(preset)))
     if managed:

@@ -44,11 +44,14 @@ from botgrpo_core.signals import Sample
 from botgrpo_jsx import nodeenv
 from botgrpo_jsx.execution import close_pools
 from botgrpo_jsx.extract import extract_code
-from botgrpo_jsx.mutations import KINDS, mutate
 from botgrpo_jsx.node import NodeWorker
 from botgrpo_jsx.params import CompilesParams, RendersParams, RulesParams, SyntaxParams
 from botgrpo_jsx.plugin import make_compiles, make_renders, make_rules, make_syntax
 from botgrpo_jsx.treesitter import parse
+
+# the mutations are test support (tests/jsx_testing), not part of the shipped package
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from jsx_testing.mutations import KINDS, mutate
 
 CORPUS = Path(__file__).resolve().parent.parent / "tests" / "data" / "components"
 WORKLOADS = ("2kb", "whole", "cut")

@@ -5,7 +5,7 @@
 - false-positive rate on the valid corpus: share of components where ``jsx.compiles`` is 0, or
   ``jsx.syntax`` / ``jsx.rules`` report any span (target 0 for compiles and syntax);
 - detection rate per mutation kind: compiles = 0; syntax has a span; rules has a span of the rule
-  the mutation should trigger (``botgrpo_jsx.mutations.EXPECTED_RULE``);
+  the mutation should trigger (``jsx_testing.mutations.EXPECTED_RULE``);
 - span coverage: among detected mutations, how often a reported span touches the mutated location;
 - mean flagged share: characters under a negative span / code length (how precise the spans are);
 - blame on broken code (the mutants that break the syntax): whether the *first* most negative
@@ -24,9 +24,12 @@ from collections import defaultdict
 from pathlib import Path
 
 from botgrpo_core.signals import Sample, SampleError
-from botgrpo_jsx.mutations import BREAKS_SYNTAX, EXPECTED_RULE, KINDS, covers, mutate
 from botgrpo_jsx.params import CompilesParams, RulesParams, SyntaxParams
 from botgrpo_jsx.plugin import make_compiles, make_rules, make_syntax
+
+# the mutations are test support (tests/jsx_testing), not part of the shipped package
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from jsx_testing.mutations import BREAKS_SYNTAX, EXPECTED_RULE, KINDS, covers, mutate
 
 CORPUS = Path(__file__).resolve().parent.parent / "tests" / "data" / "components"
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from botgrpo_core.signals import Sample
-from botgrpo_jsx.mutations import EXPECTED_RULE, KINDS, covers, mutate
+from jsx_testing.mutations import EXPECTED_RULE, KINDS, covers, mutate
 from botgrpo_jsx.params import CompilesParams, RulesParams, SyntaxParams
 from botgrpo_jsx.plugin import make_compiles, make_rules, make_syntax
 
