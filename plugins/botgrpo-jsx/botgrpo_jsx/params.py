@@ -111,6 +111,14 @@ class RendersParams(CommonParams):
     )
     max_nesting: int = Field(2000, gt=0, description="code nested deeper is not compiled (renders -> 0)")
     parallel: int = Field(2, gt=0, description="render processes at once (one fresh process per sample)")
+    batch_timeout_s: float = Field(
+        60.0,
+        gt=0,
+        allow_inf_nan=False,
+        description="deadline of one batch's renders as a whole: renders still running then are killed and "
+        "those not started are skipped; both time out (renders 0), so hanging components cost at most this "
+        "per batch, not timeout_s x samples / parallel",
+    )
     props_field: str = Field(
         "props", description="row field with the props to render with (else synthesised)"
     )

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import os
 import secrets
 import selectors
@@ -75,6 +76,8 @@ class Sandbox:
     :param timeout_s: wall-clock deadline per sample (the process group is SIGKILLed past it).
     :param memory_mb: address-space limit per process (V8's heap gets half of it).
     :param max_output: bytes read from a process's stdout at most (a flood is cut and fails).
+    :param batch_timeout_s: deadline of one :meth:`run` as a whole (``None``: none): a render still
+        running then is killed, one not started is not started; both are ``timeout`` errors.
     """
 
     def __init__(
@@ -85,8 +88,10 @@ class Sandbox:
         memory_mb: int = 1024,
         parallel: int = 2,
         max_output: int = 1 << 20,
+        batch_timeout_s: float | None = None,
     ) -> None:
         check_boundary(node)
+        self.batch_timeout_s = batch_timeout_s
         self.node, self.modules = node, Path(modules)
         self.timeout_s, self.memory_mb = timeout_s, memory_mb
         self.parallel, self.max_output = max(1, parallel), max_output
@@ -116,10 +121,14 @@ class Sandbox:
         """One result per request, in order: the harness's reply, or a :class:`SampleError`."""
         if not requests:
             return []
+        end = math.inf if self.batch_timeout_s is None else time.monotonic() + self.batch_timeout_s
         with ThreadPoolExecutor(max_workers=min(self.parallel, len(requests))) as pool:
-            return list(pool.map(self.run_one, requests))
+            return list(pool.map(lambda request: self.run_one(request, end), requests))
 
-    def run_one(self, request: dict[str, Any]) -> dict[str, Any] | SampleError:
+    def run_one(self, request: dict[str, Any], batch_end: float = math.inf) -> dict[str, Any] | SampleError:
+        """One render; ``batch_end`` (``time.monotonic()``) is the batch's deadline, if any."""
+        if time.monotonic() >= batch_end:
+            return SampleError(self._batch_over("before this render started"), reason="timeout")
         nonce = secrets.token_hex(16)
         payload = json.dumps(dict(request, nonce=nonce), ensure_ascii=True).encode()
         env = {
@@ -140,7 +149,7 @@ class Sandbox:
         except OSError as exc:
             return SampleError(f"could not start the render sandbox: {exc}", reason="error")
         try:
-            output, reason = self._exchange(proc, payload)
+            output, reason = self._exchange(proc, payload, batch_end)
         finally:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(proc.pid, signal.SIGKILL)
@@ -158,10 +167,16 @@ class Sandbox:
                     return reply
         return {"ok": False, "error": {"message": _no_result(proc.returncode)}, "warnings": [], "exit": True}
 
-    def _exchange(self, proc: subprocess.Popen[bytes], payload: bytes) -> tuple[bytes, SampleError | None]:
-        """Write the request, read stdout until EOF, the deadline or the output cap."""
+    def _batch_over(self, when: str) -> str:
+        return f"the batch's renders passed batch_timeout_s={self.batch_timeout_s:g} {when} (jsx params)"
+
+    def _exchange(
+        self, proc: subprocess.Popen[bytes], payload: bytes, batch_end: float = math.inf
+    ) -> tuple[bytes, SampleError | None]:
+        """Write the request, read stdout until EOF, the deadline (the sample's or the batch's) or the cap."""
         assert proc.stdin is not None and proc.stdout is not None
-        deadline = time.monotonic() + self.timeout_s
+        own = time.monotonic() + self.timeout_s
+        deadline = min(own, batch_end)
         try:
             proc.stdin.write(payload)
             proc.stdin.close()
@@ -173,9 +188,10 @@ class Sandbox:
             while True:
                 left = deadline - time.monotonic()
                 if left <= 0:
-                    return bytes(out), SampleError(
-                        f"the render took over {self.timeout_s:g} s", reason="timeout"
-                    )
+                    why = f"the render took over {self.timeout_s:g} s"
+                    if batch_end < own:
+                        why = self._batch_over("while this render ran")
+                    return bytes(out), SampleError(why, reason="timeout")
                 if not sel.select(left):
                     continue
                 chunk = os.read(proc.stdout.fileno(), 1 << 16)
