@@ -1,9 +1,10 @@
 """``jsx.renders`` (global) and ``jsx.render_errors`` (local): render the component with real React.
 
 The extracted code is compiled to one CommonJS module by the pinned esbuild (in the trusted,
-long-lived :class:`~botgrpo_jsx.node.NodeWorker`), rendered by ``react-dom/server`` in a fresh
-isolated process per sample (:mod:`botgrpo_jsx.sandbox`), with the row's ``props`` or props
-synthesised from usage (:mod:`botgrpo_jsx.props`). Imports other than React resolve to inert stubs.
+long-lived :class:`~botgrpo_jsx.node.NodeWorker`), and rendered as a browser page runs it (a DOM
+before the module runs, ``react-dom/client``, no Node built-ins or globals: ``js/render.js``) in a
+fresh isolated process per sample (:mod:`botgrpo_jsx.sandbox`), with the row's ``props`` or props
+synthesised from usage (:mod:`botgrpo_jsx.props`). Other imports resolve to permissive stubs.
 
 - ``jsx.renders``: 1.0 when the component renders without throwing, 0.0 when it does not compile,
   exports no component, throws, runs past the deadline, or exhausts its memory.
