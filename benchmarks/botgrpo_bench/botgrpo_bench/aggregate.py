@@ -132,6 +132,23 @@ def median_step_seconds(train_rows: Sequence[dict[str, Any]]) -> float | None:
     return statistics.median(times) if times else None
 
 
+def run_step_time(row: dict[str, Any]) -> float | None:
+    """A run's wall seconds per step as every comparison reads it: the median over its logged steps (robust
+    to a checkpoint or the machine's other load), else its mean (a run that logged no step times)."""
+    median = row.get("s_per_step_median")
+    return median if median is not None else row.get("s_per_step")
+
+
+def step_time_ratio(
+    pairs: dict[Any, tuple[float | None, float | None]],
+) -> tuple[float | None, dict[Any, float]]:
+    """The step-time ratio candidate / reference: ``(median over seeds, {seed: ratio})`` from
+    ``{seed: (candidate step time, reference step time)}`` (:func:`run_step_time`); the one definition the
+    summary's comparison lines, the regime table and ``regimes.jsonl`` share."""
+    per_seed = {seed: cand / ref for seed, (cand, ref) in pairs.items() if cand and ref}
+    return (statistics.median(per_seed.values()) if per_seed else None), per_seed
+
+
 def group_by(rows: Iterable[dict[str, Any]], *keys: str) -> dict[tuple[Any, ...], list[dict[str, Any]]]:
     """Rows grouped by their values of ``keys``."""
     out: dict[tuple[Any, ...], list[dict[str, Any]]] = defaultdict(list)
@@ -169,9 +186,7 @@ def ratio_summary(
     seeds = sorted(s for s in set(ref) & set(cand) if ref[s]["status"] == cand[s]["status"] == "ok")
     if not seeds:
         return None
-    ref_t = [ref[s]["s_per_step"] for s in seeds if ref[s]["s_per_step"]]
-    cand_t = [cand[s]["s_per_step"] for s in seeds if cand[s]["s_per_step"]]
-    overhead = statistics.fmean(cand_t) / statistics.fmean(ref_t) if ref_t and cand_t else None
+    overhead, _ = step_time_ratio({s: (run_step_time(cand[s]), run_step_time(ref[s])) for s in seeds})
     diffs = [
         cand[s]["curve_mean"] - ref[s]["curve_mean"]
         for s in seeds

@@ -130,6 +130,8 @@ def side_by_side(bench: BenchFile, run_rows: list[dict[str, Any]], out_dir: Path
     over the seeds' runs), and where the curves plot and the full summary are."""
     import statistics
 
+    from botgrpo_bench.aggregate import run_step_time
+
     def mean(values: list[Any], digits: int = 3) -> str:
         vals = [float(v) for v in values if isinstance(v, (int, float))]
         return f"{statistics.fmean(vals):.{digits}f}" if vals else "-"
@@ -143,7 +145,16 @@ def side_by_side(bench: BenchFile, run_rows: list[dict[str, Any]], out_dir: Path
             "",
             f"{name}: {task.metric}, target {task.target:g} (means over {len(bench.seeds)} seed(s))",
         ]
-        header = ("method", "steps to target", "initial", "final", "mean over the run", "s/step")
+        extra = [e for e in task.extra_metrics if any(r.get(f"final_{e}") is not None for r in rows)]
+        header = (
+            "method",
+            "steps to target",
+            "initial",
+            "final",
+            "mean over the run",
+            *(f"final {e}" for e in extra),
+            "s/step (median)",
+        )
         table = [header]
         for method in bench.methods:
             rs = [r for r in rows if r.get("method") == method and r.get("status") == "ok"]
@@ -156,7 +167,8 @@ def side_by_side(bench: BenchFile, run_rows: list[dict[str, Any]], out_dir: Path
                     mean([r.get("initial") for r in rs]),
                     mean([r.get("final") for r in rs]),
                     mean([r.get("curve_mean") for r in rs]),
-                    mean([r.get("s_per_step") for r in rs], 2),
+                    *(mean([r.get(f"final_{e}") for r in rs]) for e in extra),
+                    mean([run_step_time(r) for r in rs], 2),
                 )
             )
         widths = [max(len(row[i]) for row in table) for i in range(len(header))]

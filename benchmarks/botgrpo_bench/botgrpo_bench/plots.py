@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from botgrpo_bench.aggregate import stat
+from botgrpo_bench.aggregate import run_step_time, stat
 
 if TYPE_CHECKING:
     from botgrpo_bench.config import BenchFile
@@ -31,7 +31,9 @@ def make_plots(bench: BenchFile, eval_rows: Rows, run_rows: Rows, out_dir: Path)
             plots[f"curves_{task_name}"] = f"curves_{task_name}.png"
     grid = [r for r in run_rows if r["group"] == "grid" and r["status"] == "ok"]
     if any(r["s_per_step"] for r in grid):
-        _bars(plt, bench, grid, "s_per_step", "wall s / training step", colors, out_dir / "step_time.png")
+        _bars(
+            plt, bench, grid, "s_per_step", "median wall s / training step", colors, out_dir / "step_time.png"
+        )
         plots["step_time"] = "step_time.png"
     if any(r["outcome_zero_spread_frac"] is not None for r in grid):
         _bars(
@@ -61,36 +63,57 @@ def _per_step(rows: Rows, metric: str) -> dict[int, list[float]]:
     return out
 
 
+def curve_metrics(task: Any, rows: Rows) -> list[str]:
+    """The metrics a task's curves plot draws, one panel each: its success metric, then each of its
+    ``extra_metrics`` that the evaluations recorded (the math task's ``sampled/step_error_rate``, which the
+    local signal targets, beside the answer accuracy)."""
+    return [task.metric] + [m for m in task.extra_metrics if any(m in r for r in rows)]
+
+
+def seeds_note(seeds: int) -> str:
+    """What a curve over ``seeds`` seeds is: one seed's curve, or the mean with the min-max band."""
+    return "one seed" if seeds == 1 else f"mean over {seeds} seeds, min-max band"
+
+
 def _curves(plt: Any, bench: BenchFile, task_name: str, eval_rows: Rows, colors: dict, path: Path) -> bool:
-    """Held-out metric vs step per method (mean, min-max band over seeds); False when there is no point."""
+    """Held-out metrics vs step per method, one panel per :func:`curve_metrics` (the mean over seeds, with
+    the min-max band when there are several; the title says which); False when there is no point."""
     task = bench.tasks[task_name]
-    rows = [r for r in eval_rows if r["group"] == "grid" and r["task"] == task_name and task.metric in r]
-    if not rows:
+    rows = [r for r in eval_rows if r["group"] == "grid" and r["task"] == task_name]
+    if not any(task.metric in r for r in rows):
         return False
-    fig, ax = plt.subplots(figsize=(7, 4.2))
-    for method in bench.methods:
-        per_step = _per_step([r for r in rows if r["method"] == method], task.metric)
-        if not per_step:
-            continue
-        steps = sorted(per_step)
-        width = 2.2 if method in (bench.candidate, bench.reference) else 1.2
-        mean = [statistics.fmean(per_step[s]) for s in steps]
-        ax.plot(steps, mean, label=method, color=colors.get(method), linewidth=width)
-        lo, hi = [min(per_step[s]) for s in steps], [max(per_step[s]) for s in steps]
-        ax.fill_between(steps, lo, hi, color=colors.get(method), alpha=0.15, linewidth=0)
-    ax.axhline(task.target, color="black", linestyle="--", linewidth=0.8, label=f"target {task.target:g}")
-    ax.set_xlabel("training step")
-    ax.set_ylabel(task.metric)
-    ax.set_title(f"{task_name}: held-out {task.metric}\n(mean, min-max band over seeds)", fontsize=10)
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=8, ncol=2)
+    metrics = curve_metrics(task, rows)
+    seeds = len({r["seed"] for r in rows})
+    fig, axes = plt.subplots(1, len(metrics), figsize=(6.2 * len(metrics), 4.2), squeeze=False)
+    for ax, metric in zip(axes[0], metrics, strict=True):
+        for method in bench.methods:
+            per_step = _per_step([r for r in rows if r["method"] == method], metric)
+            if not per_step:
+                continue
+            steps = sorted(per_step)
+            width = 2.2 if method in (bench.candidate, bench.reference) else 1.2
+            mean = [statistics.fmean(per_step[s]) for s in steps]
+            ax.plot(steps, mean, label=method, color=colors.get(method), linewidth=width)
+            if seeds > 1:
+                lo, hi = [min(per_step[s]) for s in steps], [max(per_step[s]) for s in steps]
+                ax.fill_between(steps, lo, hi, color=colors.get(method), alpha=0.15, linewidth=0)
+        if metric == task.metric:
+            ax.axhline(
+                task.target, color="black", linestyle="--", linewidth=0.8, label=f"target {task.target:g}"
+            )
+        ax.set_xlabel("training step")
+        ax.set_ylabel(metric)
+        ax.set_title(f"held-out {metric}", fontsize=10)
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=8, ncol=2)
+    fig.suptitle(f"{task_name} ({seeds_note(seeds)})", fontsize=11)
     _save(plt, fig, path)
     return True
 
 
 def _bars(plt: Any, bench: BenchFile, grid: Rows, key: str, title: str, colors: dict, path: Path) -> None:
     """One panel per task: the mean of ``key`` per method over seeds (min-max error bars for step times)."""
-    tasks = list(bench.tasks)
+    tasks = [t for t in bench.tasks if any(r["task"] == t for r in grid)]  # no empty panel for a task not run
     fig, axes = plt.subplots(1, len(tasks), figsize=(4.5 * len(tasks), 3.8), squeeze=False)
     for ax, task_name in zip(axes[0], tasks, strict=True):
         rows = [r for r in grid if r["task"] == task_name]
@@ -100,7 +123,8 @@ def _bars(plt: Any, bench: BenchFile, grid: Rows, key: str, title: str, colors: 
             for m in bench.methods
             if any(r["method"] == m and (key != "s_per_step" or r[key]) for r in rows)
         ]
-        stats = [stat(r[key] for r in rows if r["method"] == m) for m in methods]
+        value = run_step_time if key == "s_per_step" else (lambda r: r[key])  # one step time for every table
+        stats = [stat(value(r) for r in rows if r["method"] == m) for m in methods]
         means = [s[0] if s else 0.0 for s in stats]
         if key == "s_per_step":
             err = [[s[0] - s[1] if s else 0 for s in stats], [s[2] - s[0] if s else 0 for s in stats]]

@@ -24,7 +24,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from botgrpo_bench.aggregate import curve_points, fmt, metric_curve, stat
+from botgrpo_bench.aggregate import curve_points, fmt, metric_curve, run_step_time, stat, step_time_ratio
 from botgrpo_bench.runs import run_curves, steps_to_target
 
 if TYPE_CHECKING:
@@ -108,7 +108,6 @@ def regime_records(
                 metric_curve(run_curves(Path(row["run_dir"]))[0], task.metric) if row.get("run_dir") else []
             )
         step0 = [value for step, value in curve if step == 0]
-        median = row.get("s_per_step_median")
         record: Record = {
             "task": task.domain,
             "bench_task": row["task"],
@@ -124,7 +123,7 @@ def regime_records(
             "initial": step0[0] if step0 else None,
             "final": row.get("final"),
             "curve": [[int(s), float(v)] for s, v in curve],
-            "step_time_s": median if median is not None else row.get("s_per_step"),
+            "step_time_s": run_step_time(row),
             "no_spread_frac": row.get("outcome_zero_spread_frac"),
             "task_params": task.run.get("data", {}).get("task_params") or {},
         }
@@ -233,11 +232,9 @@ def _level(
         for s in paired
         if runs[candidate, s].get("run_mean") is not None and runs[reference, s].get("run_mean") is not None
     }
-    times = {
-        s: runs[candidate, s]["step_time_s"] / runs[reference, s]["step_time_s"]
-        for s in paired
-        if runs[candidate, s].get("step_time_s") and runs[reference, s].get("step_time_s")
-    }
+    time_median, times = step_time_ratio(
+        {s: (runs[candidate, s].get("step_time_s"), runs[reference, s].get("step_time_s")) for s in paired}
+    )
     warm = [r for r in recs if r.get("warm_success") is not None]
     rule = None
     if warm:
@@ -269,10 +266,7 @@ def _level(
             "positive": sum(d > 0 for d in diffs.values()),
             "per_seed": diffs,
         },
-        "step_time_ratio": {
-            "median": statistics.median(times.values()) if times else None,
-            "per_seed": times,
-        },
+        "step_time_ratio": {"median": time_median, "per_seed": times},
         "no_spread": {
             m: stat(runs[m, s].get("no_spread_frac") for s in seeds if (m, s) in runs) for m in methods
         },
@@ -548,6 +542,8 @@ def plot_speedup(profile: dict[str, Any], path: str | Path, *, fraction: float |
     fig, ax = plt.subplots(figsize=(6.5, 4.2))
     domains = list(dict.fromkeys(lv["domain"] for lv in profile["levels"]))
     colors = dict(zip(domains, plt.get_cmap("tab10").colors, strict=False))
+    # one slot per level that has runs (a bench of one or two levels draws no empty slot)
+    levels = sorted({lv["level"] for lv in profile["levels"]}, key=_level_index)
     for i, domain in enumerate(domains):
         offset = (i - (len(domains) - 1) / 2) * 0.08
         xs, ys = [], []
@@ -555,7 +551,7 @@ def plot_speedup(profile: dict[str, Any], path: str | Path, *, fraction: float |
             cmp = _at(lv, fraction)
             if cmp is None:
                 continue
-            x = _level_index(lv["level"]) + offset
+            x = levels.index(lv["level"]) + offset
             seeds = list(cmp["per_seed"].values())
             jitter = [0.025 * (j - (len(seeds) - 1) / 2) for j in range(len(seeds))]  # ties stay visible
             ax.scatter([x + j for j in jitter], seeds, s=14, color=colors[domain], alpha=0.5, linewidths=0)
@@ -569,13 +565,15 @@ def plot_speedup(profile: dict[str, Any], path: str | Path, *, fraction: float |
         ax.plot(xs, ys, "o-", color=colors[domain], label=domain)
     ax.axhline(1.0, color="black", linestyle="--", linewidth=0.8, label="1.0 (no speed-up)")
     ax.axhline(CLAIM, color="tab:red", linestyle="--", linewidth=0.8, label=f"{CLAIM:g} (published claim)")
-    ax.set_xticks(range(len(LEVELS)), list(LEVELS))
-    ax.set_xlim(-0.5, len(LEVELS) - 0.5)
+    ax.set_xticks(range(len(levels)), levels)
+    ax.set_xlim(-0.5, len(levels) - 0.5)
     ax.set_ylim(bottom=0)
     ax.set_xlabel("reasoning length (level)")
     at = "each level's target" if fraction is None else f"initial + {fraction:g} of the gap to 1.0"
     ax.set_ylabel(f"steps {ref} / steps {cand}")
-    ax.set_title(f"speed-up at {at} (line: seed means; dots: seeds)", fontsize=10)
+    seeds = max((len(lv["seeds"]) for lv in profile["levels"]), default=0)
+    what = "line: seed means; dots: seeds" if seeds > 1 else "one seed"
+    ax.set_title(f"speed-up at {at} ({what})", fontsize=10)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
     fig.tight_layout()

@@ -74,8 +74,8 @@ def _regime_files(
     plots: dict[str, str],
     out_dir: Path,
 ) -> tuple[str, dict[str, Any]]:
-    """``regimes.jsonl`` and ``regimes_speedup.png`` in ``out_dir``; returns the regime section and the
-    profile."""
+    """``regimes.jsonl`` and, with more than one level, ``regimes_speedup.png`` in ``out_dir``; returns the
+    regime section and the profile."""
     from botgrpo_bench.regimes import (
         plot_speedup,
         regime_records,
@@ -87,10 +87,12 @@ def _regime_files(
     records = regime_records(bench, run_rows, warm)
     write_regimes_jsonl(records, out_dir / "regimes.jsonl")
     profile = speedup_profile(records, bench.profile_fractions, bench.reference, bench.candidate)
-    plot_speedup(profile, out_dir / "regimes_speedup.png")
-    plots["regimes_speedup"] = "regimes_speedup.png"
+    plot = None
+    if len(profile["levels"]) > 1:  # one level (make demo) is one dot: its table and curves say it all
+        plot_speedup(profile, out_dir / "regimes_speedup.png")
+        plot = plots["regimes_speedup"] = "regimes_speedup.png"
     curves = {name: plots[f"curves_{name}"] for name in bench.tasks if f"curves_{name}" in plots}
-    return render_regime_section(profile, plot="regimes_speedup.png", curves=curves), profile
+    return render_regime_section(profile, plot=plot, curves=curves), profile
 
 
 def combined_regimes(results_dirs: Sequence[Path], doc: Path, out_jsonl: Path) -> str:
