@@ -4,7 +4,10 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.botgrpo-installed
-PLUGIN_DIRS := $(sort $(dir $(wildcard plugins/*/pyproject.toml)))
+# botgrpo-verl runs inside verl, whose pins (transformers>=5.5.3,<5.11) clash with the core's TRL: it is left out
+# of $(VENV) and gets an environment of its own, $(VERL_VENV) (the core without [trl], verl, the plugin).
+VERL_DIR := plugins/botgrpo-verl
+PLUGIN_DIRS := $(filter-out $(VERL_DIR)/,$(sort $(dir $(wildcard plugins/*/pyproject.toml))))
 # Each plugin installs with its own `test` extra when it declares one.
 PLUGIN_REQS := $(foreach p,$(PLUGIN_DIRS),-e $(p:%/=%)[test])
 # The benchmark harness (`botgrpo bench`, the react task) is a plugin of its own; the core works without it,
@@ -16,14 +19,14 @@ export HF_HUB_DISABLE_TELEMETRY := 1
 export TOKENIZERS_PARALLELISM := false
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: install demo test lint format docs bench clean
+.PHONY: install install-verl demo test lint format docs bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
 # torch first, pinned to the CPU build on this machine's disk, so the ranges below resolve to it
 # instead of pulling a multi-GB CUDA build.
-$(STAMP): $(BIN)/python pyproject.toml $(wildcard plugins/*/pyproject.toml) $(wildcard plugins/*/*/js/package-lock.json) $(BENCH_DIR)/pyproject.toml
+$(STAMP): $(BIN)/python pyproject.toml $(PLUGIN_DIRS:%=%pyproject.toml) $(wildcard plugins/*/*/js/package-lock.json) $(BENCH_DIR)/pyproject.toml
 	$(BIN)/pip install --quiet torch==2.13.0
 	$(BIN)/pip install --quiet -e ".[test,trl]" $(PLUGIN_REQS) -e "$(BENCH_DIR)[test]"
 	# botgrpo-jsx: pinned esbuild + TypeScript from its lock file (exit 2 = no Node: it falls back to tree-sitter)
@@ -37,6 +40,25 @@ $(STAMP): $(BIN)/python pyproject.toml $(wildcard plugins/*/pyproject.toml) $(wi
 
 install: $(STAMP)
 
+VERL_VENV  := .venv-verl
+VERL_BIN   := $(VERL_VENV)/bin
+VERL_STAMP := $(VERL_VENV)/.botgrpo-installed
+
+$(VERL_BIN)/python:
+	$(PYTHON) -m venv $(VERL_VENV)
+
+# The same CPU torch first; then verl's resolution keeps it. No CUDA wheels may come along (checked).
+# botgrpo-judge comes along (the verl recipe's mixture uses judge.steps); botgrpo-sympy cannot: its antlr4 4.13
+# pin clashes with the antlr4 4.9 of verl's omegaconf/Hydra (docs/verl.md).
+VERL_PLUGIN := plugins/botgrpo-judge
+$(VERL_STAMP): $(VERL_BIN)/python pyproject.toml $(VERL_DIR)/pyproject.toml $(VERL_PLUGIN)/pyproject.toml
+	$(VERL_BIN)/pip install --quiet torch==2.13.0
+	$(VERL_BIN)/pip install --quiet -e . -e "$(VERL_DIR)[test]" -e "$(VERL_PLUGIN)[openai]"
+	@if $(VERL_BIN)/pip list 2>/dev/null | grep -i '^nvidia-'; then echo "CUDA wheels in $(VERL_VENV)"; exit 1; fi
+	touch $(VERL_STAMP)
+
+install-verl: $(VERL_STAMP)
+
 lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
@@ -45,8 +67,9 @@ format: install
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
 
-test: lint
+test: lint $(VERL_STAMP)
 	$(BIN)/python -m pytest -q -p no:cacheprovider
+	$(VERL_BIN)/python -m pytest -q -p no:cacheprovider $(VERL_DIR)/tests
 
 demo: install
 	$(BIN)/botgrpo bench benchmarks/bench_regimes.yaml --quick --output runs/demo
@@ -58,4 +81,4 @@ bench: install
 	$(BIN)/python benchmarks/aggregation.py
 
 clean:
-	rm -rf $(VENV) runs .pytest_cache
+	rm -rf $(VENV) $(VERL_VENV) runs .pytest_cache

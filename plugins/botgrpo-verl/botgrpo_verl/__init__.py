@@ -1,0 +1,13 @@
+"""botgrpo inside verl.
+
+``import verl`` loads :mod:`botgrpo_verl.plugin` through the ``verl.plugins`` entry point, which registers
+
+- every botgrpo advantage estimator (built-ins and those of installed botgrpo plugins) with verl's
+  ``register_adv_est`` as ``botgrpo_<name>`` (:mod:`botgrpo_verl.estimators`), and
+- the reward manager ``botgrpo`` (:mod:`botgrpo_verl.reward_manager`): a botgrpo ``RewardMixture`` writing
+  dense token rewards.
+
+See docs/verl.md.
+"""
+
+__version__ = "0.1.0"
