@@ -64,6 +64,16 @@ def clean(text: str) -> str:
     return text
 
 
+def scalar_text(text: str) -> tuple[str, str | None]:
+    """An answer written as one value, without what never changes it: ``("31", "cents")`` for ``31 cents``,
+    ``("\\sqrt{7}", None)`` for ``$\\sqrt{7}$.`` (wrappers, ``\\text{}``, a trailing unit word)."""
+    text = _TEXT.sub(lambda m: m.group(1), clean(text))
+    unit = _UNIT_WORD.match(text)
+    if unit and unit.group(2).lower() not in FUNCTIONS and unit.group(2).lower() not in CONSTANTS:
+        return unit.group(1).strip(), unit.group(2)
+    return text, None
+
+
 def _split_commas(text: str) -> list[str]:
     parts, depth, start = [], 0, 0
     for i, ch in enumerate(text):
@@ -103,10 +113,7 @@ def read_answer(text: str, limits: Limits) -> Answer:
         raise Unsupported("empty answer")
     if len(text) > limits.max_chars:
         raise LimitExceeded("length")
-    text = _TEXT.sub(lambda m: m.group(1), text)
-    unit = _UNIT_WORD.match(text)
-    if unit and unit.group(2).lower() not in FUNCTIONS and unit.group(2).lower() not in CONSTANTS:
-        text = unit.group(1)  # "12 cm", "\\text{12 cm}": the unit word never changes the value
+    text, _ = scalar_text(text)  # "12 cm", "\\text{12 cm}": the unit word never changes the value
     # "x = 3" -> 3; "x \in [0, 1]" -> the interval
     m = re.match(r"^\s*[A-Za-z](?:_\{?\w+\}?)?\s*(?:=|\\in|∈)\s*(.+)$", text)
     if m and "=" not in m.group(1):

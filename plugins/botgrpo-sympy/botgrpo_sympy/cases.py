@@ -21,10 +21,15 @@ ORDER = ("<", ">", "<=", ">=")
 
 
 def start_case(
-    st: StepState, sides: list[Side], relations: list[str], numeric: Callable[[Any], Value | None]
+    st: StepState,
+    sides: list[Side],
+    relations: list[str],
+    numeric: Callable[[Any], Value | None],
+    case: bool = False,
 ) -> list[dict[str, Any]] | None:
     """``If $x = -3$`` / ``plug in $n = 2$`` binds a new value (no verdict); a condition on a
-    variable (``if $x > 1$``) starts a case: earlier values and equations of it are dropped."""
+    variable (``if $x > 1$``) or an equation after a case word (``in the second, $x - 1 = -4$``) starts a
+    case: earlier values and equations of its variables are dropped."""
     if len(sides) == 2 and relations == ["="]:
         head, value = sides[0].value, numeric(sides[1].value)
         if isinstance(head, sympy.Symbol) and value is not None:
@@ -34,7 +39,7 @@ def start_case(
             shown = f"{sides[0].text} = {sides[1].text}"
             return [{"claim": short(shown), "verdict": 0, "reason": "a case or a substitution"}]
     for side in sides:
-        if side.value is not None and any(r in ORDER for r in relations):
+        if side.value is not None and (case or any(r in ORDER for r in relations)):
             for symbol in free_symbols(side.value):
                 st.forget(symbol)
                 st.cased.add(symbol)

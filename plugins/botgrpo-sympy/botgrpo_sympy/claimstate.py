@@ -42,6 +42,7 @@ class StepState:
     last_value: Value | None = None  # its numeric value, if any
     seen: list[Value] = field(default_factory=list)  # numeric values of every side so far
     cased: set[sympy.Symbol] = field(default_factory=set)  # variables given cases ("if x = 2", "x > 1")
+    bound_at: dict[sympy.Symbol, int] = field(default_factory=dict)  # step that gave each carried value
 
     def forget(self, symbol: sympy.Symbol) -> None:
         """Drop the carried value of ``symbol`` and the remembered equations that contain it."""
@@ -84,6 +85,28 @@ def join_branches(results: list[dict[str, Any]]) -> None:
                 r["verdict"], r["reason"] = 1, "the cases together give every solution"
     for r in branches:
         del r["_branch"]
+
+
+def join_alternatives(results: list[dict[str, Any]]) -> None:
+    """``The roots are $x = -5$ and $x = 2$`` after an equation that gives only ``x = 2``: a value refuted by
+    earlier equations is one of the alternatives the step lists (0, not -1) when every solution it was refuted
+    at is another value the step gives the same variable. ``x = -5 or x = 3`` for ``(x+5)(x-2) = 0`` stays
+    refuted (the solution 2 is not listed)."""
+    given: dict[Any, set[Any]] = {}
+    for r in results:
+        if "_assign" in r:
+            symbol, value = r["_assign"]
+            given.setdefault(symbol, set()).add(value)
+    for r in results:
+        symbol, _ = r.pop("_assign", (None, None))
+        refuted_at = r.pop("_refuted_at", None)
+        if (
+            r["verdict"] == -1
+            and refuted_at
+            and len(given.get(symbol, ())) > 1
+            and refuted_at <= given[symbol]
+        ):
+            r["verdict"], r["reason"] = 0, f"one of the alternatives the step lists ({r['reason']})"
 
 
 def short(text: str, limit: int = 160) -> str:

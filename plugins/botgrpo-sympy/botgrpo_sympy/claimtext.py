@@ -12,6 +12,8 @@ alone, when a relation is not a claim to check against earlier values:
 - ``Let $x$ be the number of apples``: a new meaning for ``x``; its carried value is dropped;
 - ``half of 10 = 5``, ``divided by 4 + 2 = 6``, ``3:2 = 1.5``: a run of math right after an operator word
   (or a ratio colon) has lost its left operand; ``a profit of 200000-130000 = 70000`` has not;
+- ``gives $2 = \\sqrt{16} + 5$, clearly not true``, ``... a contradiction``: a claim the text itself calls
+  false (testing a root, an argument by contradiction): not refuted;
 - ``3.2 + 4.8 = 8 m``, ``3*19 = 57L``: a unit letter after the result of a calculation, dropped when
   the letter is not a variable of the solution (``2s = 10`` and ``240g/5 = 48g`` keep it).
 """
@@ -23,7 +25,8 @@ import re
 #: Words right before a claim that make ``x = value`` a case or a substitution.
 _CASE_WORDS = re.compile(
     r"(?i)\b(?:if|when|whenever|suppose|supposing|assume|assuming|plug\w*|substitut\w*|let|letting|"
-    r"for|try|trying|case|say|set|setting|take|taking|choose|pick|other|another|at|with|now)\b"
+    r"for|try|trying|case|say|set|setting|take|taking|choose|pick|other|another|at|with|now|first|second|third|"
+    r"otherwise|alternatively)\b"
 )
 #: Letters that are functions in competition writing whenever they are applied to something.
 _USUAL_FUNCTIONS = frozenset("fgh")
@@ -54,6 +57,40 @@ def may_have_lost_left_operand(lead: str, first_side: str) -> bool:
     """``The product of 3 and 4 = 12``, ``5 out of 20 = 25%``: a claim whose left side is a bare
     number after words that hold another number may be the end of an operation written in words."""
     return bool(_BARE_NUMBER.match(first_side.strip())) and bool(re.search(r"\d", lead))
+
+
+#: Words that say the claim just written is false: "gives $2 = \\sqrt{16} + 5$, clearly not true", "... = 1, a
+#: contradiction", "which is impossible": testing a root or arguing by contradiction, not a wrong step.
+_STATED_FALSE = re.compile(
+    r"(?i)^[^.;\n]{0,40}?\b(?:not\s+(?:true|possible|valid|a\s+solution|satisf\w*)|no\s+solutions?|is\s+false|false|"
+    r"impossible|"
+    r"(?:a\s+)?contradiction|absurd|extraneous|does\s*n[o']t\s+(?:hold|work|check)|fails|never)\b"
+)
+_CONTRADICTION_LEAD = re.compile(
+    r"(?i)\b(?:contradiction|absurd|impossible|would\s+(?:give|mean|need|imply))\b"
+)
+
+
+def stated_false(lead: str, trail: str) -> bool:
+    """The words around a claim say it is false (``trail``: the text right after it, up to the next claim)."""
+    return bool(_STATED_FALSE.match(trail)) or bool(_CONTRADICTION_LEAD.search(lead[-40:]))
+
+
+_LIST_GLUE = re.compile(r"^[\s$,]*(?:and|or)?[\s$]*$")
+
+
+def continues_list(lead: str) -> bool:
+    """Only ``, `` / ``and`` between two claims: ``Try $a = 1$, $b = 2$, $c = 4$`` is one list (one case)."""
+    return bool(_LIST_GLUE.match(lead))
+
+
+#: Words that open another case of a case analysis ("in the second, $x - 1 = -4$"): every claim there is about it.
+_NEW_CASE = re.compile(r"(?i)\b(?:case|first|second|third|other|another|otherwise|alternatively)\b")
+
+
+def opens_case(lead: str) -> bool:
+    """``lead`` starts another case, so even an equation after it (not only ``x = 5``) leaves the old values."""
+    return bool(_NEW_CASE.search(lead[-40:]))
 
 
 def is_case_lead(lead: str) -> bool:

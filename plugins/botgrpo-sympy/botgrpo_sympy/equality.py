@@ -44,6 +44,8 @@ class Outcome:
     #: For a branch: which of the ``total`` solutions it holds on (``x = 2 or x = -2`` covers both).
     covered: frozenset[int] = frozenset()
     total: int = 0
+    #: For a refutation by earlier equations: the solutions it was refuted at.
+    solutions: tuple[Mapping[sympy.Symbol, Value], ...] = ()
 
 
 #: Numerators and denominators of random sample values (about 1,500 distinct rationals).
@@ -198,16 +200,82 @@ def _num_div(a: Value, b: Value) -> mpmath.mpc:
         return _num(a) / _num(b)
 
 
+def constant_difference(a: Any, b: Any, limits: Limits, rng: random.Random, points: int = 3) -> Value | None:
+    """``a - b`` when it is one nonzero constant at every point (``2(x + 3)`` vs ``2x + 5``: 1), else None.
+
+    Such an equation holds for no value of its variables. Checked at ``points`` random points (exact where
+    rational); a point where either side is undefined or the difference changes gives None.
+    """
+    variables = sorted(free_symbols(a, b), key=str)
+    if not variables or len(variables) > limits.max_symbols:
+        return None
+    found: Value | None = None
+    for _ in range(points):
+        ev = Evaluator(random_point(variables, rng), limits)
+        try:
+            diff = _value(a, ev) - _value(b, ev)
+        except (Undefined, Unsupported, LimitExceeded):
+            return None
+        if not isinstance(diff, Fraction) or diff == 0 or (found is not None and diff != found):
+            return None
+        found = diff
+    return found
+
+
+def _pin_linear(exprs: list[Any]) -> tuple[dict[sympy.Symbol, Fraction], list[Any]] | None:
+    """Values fixed by equations linear in one variable (``x - 2``), substituted into the rest.
+
+    ``(pinned, rest)``; None when a substitution leaves a nonzero constant (no solution).
+    """
+    pinned: dict[sympy.Symbol, Fraction] = {}
+    rest = list(exprs)
+    changed = True
+    while changed:
+        changed = False
+        for f in rest:
+            fs = free_symbols(f)
+            if len(fs) != 1:
+                continue
+            (x,) = fs
+            poly = sympy.Poly(sympy.expand(f), x)
+            if poly.degree() != 1 or not all(c.is_Rational for c in poly.all_coeffs()):
+                continue
+            c1, c0 = poly.all_coeffs()
+            value = -c0 / c1
+            pinned[x] = Fraction(int(value.p), int(value.q))
+            others = [sympy.expand(g.subs(x, value)) for g in rest if g is not f]
+            if any(g.is_number and g != 0 for g in others):
+                return None
+            rest, changed = [g for g in others if not g.is_number], True
+            break
+    return pinned, rest
+
+
 def solutions(system: Sequence[Any], limits: Limits) -> list[dict[sympy.Symbol, Value]] | None:
     """Real solutions of ``f = 0`` for every ``f`` in ``system``, when cheaply computable.
 
     One polynomial equation in one variable (degree <= 8): its real roots, numerically. A linear
-    system with a unique solution: that solution, exactly. Anything else: None (unknown).
+    system with a unique solution: that solution, exactly. A system where equations linear in one
+    variable fix it (``x = 2``): those values substituted into the rest, then one of the above.
+    Anything else: None (unknown).
     """
     exprs = [_to_sympy(f) for f in system]
     variables = sorted(free_symbols(*exprs), key=str)
     if not variables or len(variables) > limits.max_symbols or not expandable(*exprs):
         return None
+    if len(variables) > 1 and len(exprs) > 1 and not _all_linear(exprs, variables):
+        try:
+            reduced = _pin_linear(exprs)
+        except (sympy.PolynomialError, sympy.GeneratorsNeeded, ValueError, TypeError, NotImplementedError):
+            return None
+        if reduced is None:
+            return []
+        pinned, rest = reduced
+        if pinned:
+            if not rest:
+                return [dict(pinned)]
+            found = solutions(rest, limits)
+            return None if found is None else [{**pinned, **sol} for sol in found]
     try:
         if len(variables) == 1:
             x = variables[0]
@@ -242,6 +310,13 @@ def solutions(system: Sequence[Any], limits: Limits) -> list[dict[sympy.Symbol, 
         return [{s: Fraction(int(v.p), int(v.q)) for s, v in zip(variables, tup, strict=True)}]
     except (sympy.PolynomialError, sympy.GeneratorsNeeded, ValueError, TypeError, NotImplementedError):
         return None
+
+
+def _all_linear(exprs: Sequence[Any], variables: Sequence[sympy.Symbol]) -> bool:
+    try:
+        return all(sympy.Poly(sympy.expand(f), *variables).total_degree() <= 1 for f in exprs)
+    except (sympy.PolynomialError, sympy.GeneratorsNeeded):
+        return False
 
 
 def _real_roots(poly: sympy.Poly) -> list[Value] | None:
@@ -285,6 +360,7 @@ def implied(systems: Sequence[Sequence[Any]], g: Any, limits: Limits, rng: rando
     ``x^2 = 4 => x = 2``, a branch choice rather than an error).
     """
     refuted: str | None = None
+    refuted_at: tuple[Mapping[sympy.Symbol, Value], ...] = ()
     partial: Outcome | None = None
     for system in systems:
         if not system:
@@ -309,7 +385,8 @@ def implied(systems: Sequence[Sequence[Any]], g: Any, limits: Limits, rng: rando
             return Outcome(Verdict.TRUE, "implied by the previous equations")
         if holds and all(h is False for h in holds):
             shown = "; ".join(_fmt(s) for s in sols[:3])
-            refuted = refuted or f"does not hold at the solution {shown}"
+            if refuted is None:
+                refuted, refuted_at = f"does not hold at the solution {shown}", tuple(sols)
         elif any(h is True for h in holds) and partial is None:
             covered = frozenset(i for i, h in enumerate(holds) if h is True)
             partial = Outcome(
@@ -320,7 +397,7 @@ def implied(systems: Sequence[Sequence[Any]], g: Any, limits: Limits, rng: rando
                 total=len(holds),
             )
     if refuted and partial is None:
-        return Outcome(Verdict.FALSE, refuted)
+        return Outcome(Verdict.FALSE, refuted, solutions=refuted_at)
     if partial is not None:
         return partial
     return Outcome(Verdict.UNKNOWN, "cannot relate to the previous equations")

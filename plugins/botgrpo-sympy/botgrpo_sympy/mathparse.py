@@ -42,6 +42,8 @@ def parse_value(text: str, limits: Limits, *, latex: bool = False, euler: bool =
     text = numberformat.degrees(text, latex=bool(_LATEXISH.search(text))).strip()
     if not text:
         raise Unsupported("empty expression")
+    if numberformat.percent_between_numbers(text):
+        raise Unsupported("a percent sign before a number")  # 40/100%500: LaTeX's grammar would guess
     error: Exception | None = None
     # Math without backslashes or braces is read as plain text even inside $...$: the plain
     # grammar is stricter (2(x+1) is a product, not a function call) and needs no sympy.
@@ -54,8 +56,11 @@ def parse_value(text: str, limits: Limits, *, latex: bool = False, euler: bool =
             error = exc
     from botgrpo_sympy.latexmath import parse_latex
 
+    normalized = numberformat.normalize(text)
+    if numberformat.base_numeral_left(normalized):
+        raise Unsupported("a numeral with a digit outside its base")  # LaTeX would read 2058_7 as 2058
     try:
-        value = parse_latex(numberformat.normalize(text), limits)
+        value = parse_latex(normalized, limits)
     except Unsupported:
         if error is not None:
             raise error from None

@@ -86,6 +86,7 @@ class LineOutcome(NamedTuple):
     label: str  # correct | none | wrong
     features: tuple[str, ...]
     value: int
+    group: str = ""  # the record's ``set`` (``issue27``: the solutions written for issue 27), else ""
 
     @property
     def answer(self) -> bool:
@@ -130,7 +131,10 @@ def prose_figures(records: list[dict], spans_per_record: list[list[float]]) -> P
         split = record.get("split", "dev")
         for line, value in zip(record["lines"], values, strict=True):
             feats = tuple(features(line["text"]))
-            rows.append(LineOutcome(record["style"], record["kind"], split, line["label"], feats, int(value)))
+            group = record.get("set", "")
+            rows.append(
+                LineOutcome(record["style"], record["kind"], split, line["label"], feats, int(value), group)
+            )
         solutions.append((record["style"], record["kind"], split, -1 in [int(v) for v in values]))
     return ProseFigures(rows, solutions)
 
@@ -169,3 +173,17 @@ def prose_goals(fig: ProseFigures) -> list[tuple[str, tuple[int, int], str, bool
         ),
     ]
     return [(what, counts, goal, bool(ok(_share(counts)))) for what, counts, goal, ok in rows]
+
+
+def issue27_goals(fig: ProseFigures) -> list[tuple[str, tuple[int, int], str, bool]]:
+    """The goals of issue 27 on its own solutions (``set: issue27``; clean lines of every kind, answers too)."""
+    correct = fig.rate(-1, group="issue27", kind="clean", label="correct")
+    caught = [
+        fig.rate(-1, group="issue27", kind=kind, label="wrong")
+        for kind in ("hand_twin", "step_twin", "answer_twin")
+    ]
+    corrupted = (sum(h for h, _ in caught), sum(n for _, n in caught))
+    return [
+        ("issue-27 correct lines scored -1", correct, "<= 1%", _share(correct) <= 0.01),
+        ("issue-27 corrupted lines scored -1", corrupted, ">= 95%", _share(corrupted) >= 0.95),
+    ]

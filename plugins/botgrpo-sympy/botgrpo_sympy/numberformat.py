@@ -13,6 +13,7 @@ same way everywhere:
   a fraction after ``÷`` is the divisor (``2 1/2 ÷ 1/4`` is ``2 1/2 / (1/4)``);
 - percents: ``25%`` and ``25\\%`` are ``(25/100)``; :func:`percent_label` gives the other reading of a
   bare ``24%`` (``... * 100 = 24%``, where the sign is a label);
+- numerals in a base: ``724_{10}``, ``2053_7`` (base 2 to 16) are their decimal value;
 - degrees: ``30^\\circ``, ``30^{\\circ}``, ``30°`` are dropped (angle sums) or become ``30*pi/180``
   inside trigonometry (:func:`degrees`).
 """
@@ -64,7 +65,10 @@ def comma_group_at(text: str, pos: int) -> bool:
 
 _MIXED = re.compile(r"(?<![\d./])(\d+) (\d+)/(\d+)(?![\d/.])")
 _LEADING_DOT = re.compile(r"(?<![\d.])\.(?=\d)")
-_PERCENT = re.compile(r"(\d+(?:\.\d+)?)\s?\\?%")
+#: ``25%`` (not ``40/100%500``: a percent sign between numbers has no one reading, so it stays and is not parsed)
+_PERCENT = re.compile(r"(\d+(?:\.\d+)?)\s?\\?%(?!\s?\.?\d)")
+#: ``724_{10}``, ``2053_7``: a numeral in a base (2 to 16, digits then upper-case letters), see :func:`_in_base`.
+_BASE_NUMERAL = re.compile(r"(?<![\w.\\])(\d[0-9A-F]*)_(?:\{\s*(\d{1,2})\s*\}|(\d))(?![\w}])")
 _BARE_PERCENT = re.compile(r"^\s*(-?\d[\d,]*(?:\.\d+)?)\s?\\?%\s*$")
 DEGREE = re.compile(r"\^\s*\{\s*\\circ\s*\}|\^\s*\\circ|°|\\degree")
 _DEGREE_NUMBER = re.compile(rf"(\d+(?:\.\d+)?)\s*(?:{DEGREE.pattern})")
@@ -100,8 +104,32 @@ def _mixed(m: re.Match[str]) -> str:
     return f"({whole}+{num}/{den})"
 
 
+#: A percent sign right before a number (``40/100%500``): "percent of", or a typo; neither parser may guess.
+_PERCENT_BEFORE_NUMBER = re.compile(r"\\?%\s?\.?\d")
+
+
+def percent_between_numbers(text: str) -> bool:
+    """``40/100%500``: a percent sign followed by a number, which no parser reads (not checkable)."""
+    return "%" in text and bool(_PERCENT_BEFORE_NUMBER.search(text))
+
+
+def base_numeral_left(text: str) -> bool:
+    """A numeral with a base subscript :func:`normalize` could not read (``2058_7``): no parser may drop the base."""
+    return "_" in text and bool(_BASE_NUMERAL.search(text))
+
+
+def _in_base(m: re.Match[str]) -> str:
+    """``2053_7`` -> ``724``; a numeral with a digit outside its base (``2058_7``) stays as written (not parsed)."""
+    digits, base = m.group(1), int(m.group(2) or m.group(3))
+    if not 2 <= base <= 16 or len(digits) > 40 or any(int(d, 16) >= base for d in digits):
+        return m.group()
+    return str(int(digits, base))
+
+
 def normalize(text: str) -> str:
     """The number formats and signs of ``text`` rewritten in the parsers' ASCII forms."""
+    if "_" in text:
+        text = _BASE_NUMERAL.sub(_in_base, text)
     text = _DIVIDE_BY_FRACTION.sub(r"/(\1)", text)
     text = text.translate(SIGNS)
     text = _CURRENCY.sub("", text)

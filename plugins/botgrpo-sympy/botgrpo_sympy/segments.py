@@ -17,6 +17,12 @@ from botgrpo_sympy import claimtext, numberformat
 #: Default final-answer patterns, tried in this order (the last match of the first that matches).
 ANSWER_LINE = re.compile(
     r"(?im)^[ \t]*(?:\*\*)?(?:final[ \t]+answer|answer|A)(?:\*\*)?[ \t]*[:：](?:\*\*)?[ \t]*(.+?)[ \t]*$"
+    r"|^[ \t]*\#{1,3}[ \t]*(?:final[ \t]+)?answer[ \t]*[:：]?[ \t]*(\S.*?)[ \t]*$"
+)
+#: A heading with nothing after it, "# Answer": the answer is the next non-empty line (PRM800K's format).
+ANSWER_HEADER = re.compile(r"(?i)^[ \t]*\#{1,3}[ \t]*(?:final[ \t]+)?answer[ \t]*[:：]?[ \t]*$")
+_HEADER_THEN_LINE = re.compile(
+    r"(?im)^[ \t]*\#{1,3}[ \t]*(?:final[ \t]+)?answer[ \t]*[:：]?[ \t]*\n(?:[ \t]*\n)*[ \t]*(\S.*?)[ \t]*$"
 )
 #: GSM8K's final-answer line: "#### 72".
 ANSWER_HASHES = re.compile(r"(?m)^[ \t]*####[ \t]*(.+?)[ \t]*$")
@@ -357,10 +363,11 @@ def extract_answer(completion: str, pattern: str | None = None) -> Piece | None:
     box = last_boxed(completion)
     if box is not None:
         return box
-    for regex in (ANSWER_LINE, ANSWER_HASHES, ANSWER_IS):
+    for regex in (_HEADER_THEN_LINE, ANSWER_LINE, ANSWER_HASHES, ANSWER_IS):
         found = None
         for m in regex.finditer(completion):
-            found = _trimmed(completion, m.start(1), m.end(1)) or found
+            g = 1 if m.group(1) is not None else 2  # ANSWER_LINE: "Answer: 7" or "# Answer 7"
+            found = _trimmed(completion, m.start(g), m.end(g)) or found
         if found is not None:
             return _unwrap(completion, found)
     return None

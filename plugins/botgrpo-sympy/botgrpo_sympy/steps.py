@@ -25,16 +25,26 @@ import mpmath
 import sympy
 
 from botgrpo_sympy import claimtext
+from botgrpo_sympy.answer import scalar_text
 from botgrpo_sympy.answerline import answer_verdict
 from botgrpo_sympy.cases import ORDER, start_case
-from botgrpo_sympy.claimstate import Side, StepState, assignment, join_branches, short, show, to_expr
+from botgrpo_sympy.claimstate import (
+    Side,
+    StepState,
+    assignment,
+    join_alternatives,
+    join_branches,
+    short,
+    show,
+    to_expr,
+)
 from botgrpo_sympy.comparisons import compare, drop_result_unit, looks_like_rewrite, other_readings, rounded
-from botgrpo_sympy.equality import Outcome, Verdict, equal, free_symbols, implied
+from botgrpo_sympy.equality import Outcome, Verdict, constant_difference, equal, free_symbols, implied
 from botgrpo_sympy.limits import CHECK_FAILURES, LimitExceeded, Undefined, Unsupported
 from botgrpo_sympy.mathparse import parse_value
 from botgrpo_sympy.numeval import Evaluator, Value
 from botgrpo_sympy.params import StepsParams
-from botgrpo_sympy.segments import Claim, Piece, extract_answer, find_claims, split_steps
+from botgrpo_sympy.segments import ANSWER_HEADER, Claim, Piece, extract_answer, find_claims, split_steps
 
 _UNKNOWN_PARSE = (Unsupported, LimitExceeded, Undefined)
 #: Failures inside one claim's check (sympy/mpmath internals): that claim scores 0, the rest goes on.
@@ -57,6 +67,7 @@ class StepChecker:
         self.prompt = prompt
         self._step_start = 0
         self._step_index = 0
+        self._answer_header = False  # the last step was a bare "# Answer" line
         seed = params.seed ^ zlib.crc32(completion.encode("utf-8", "replace"))
         self.rng = random.Random(seed)
         self.state = StepState()
@@ -171,8 +182,11 @@ class StepChecker:
             self.state.forget(sympy.Symbol(letter))
         claims = find_claims(step)[: self.params.max_claims_per_step]
         results: list[dict[str, Any]] = []
+        after_header, self._answer_header = self._answer_header, bool(ANSWER_HEADER.match(step.text))
         if not claims:
             answer = extract_answer(step.text, self.params.answer_pattern)
+            if answer is None and after_header and self.params.answer_pattern is None:
+                answer = step  # "# Answer" on the line above: this whole line is the answer
             if answer is not None and self.params.check_answer_line:
                 try:
                     results.append(self._check_answer_line(answer.text))
@@ -180,20 +194,32 @@ class StepChecker:
                     reason = f"not checked: {type(exc).__name__}"
                     results.append({"claim": short(f"answer {answer.text}"), "verdict": 0, "reason": reason})
         lead_start = step.start
+        in_case = False  # the claim before opened a case ("Try $a = 1$, $b = 2$": b = 2 is part of it)
         for claim in claims:
             prefix = step.text[: claim.sides[0].start - step.start]
             at_start = not re.sub(r"[\s$]|\\\[|\\\(", "", prefix)
             lead = self.completion[lead_start : claim.sides[0].start]
             lead_start = claim.sides[-1].end
+            trail = self.completion[claim.sides[-1].end : step.end].lstrip("$)\\] ")
+            named = len(claim.sides) == 2 and len(claim.sides[0].text) == 1 and claim.sides[0].text.isalpha()
+            case = claimtext.is_case_lead(lead) or (in_case and named and claimtext.continues_list(lead))
+            in_case = case and named
             try:
                 lost_left = claimtext.may_have_lost_left_operand(lead, claim.sides[0].text)
-                results += self._check_claim(claim, at_start, claimtext.is_case_lead(lead), lost_left)
+                new_case = claimtext.opens_case(lead)
+                found = self._check_claim(claim, at_start, case or new_case, lost_left, new_case)
+                if claimtext.stated_false(lead, trail):
+                    for r in found:
+                        if r["verdict"] == -1:  # "gives 2 = sqrt(16) + 5, clearly not true"
+                            r["verdict"], r["reason"] = 0, f"stated as false by the text ({r['reason']})"
+                results += found
             except _CLAIM_FAILURES as exc:  # a bug or an overflow deep in a library: this claim is 0
                 text = short(" ".join(s.text for s in claim.sides))
                 results.append({"claim": text, "verdict": 0, "reason": f"not checked: {type(exc).__name__}"})
         if self.state.step_eqs:
             self.state.recent_eqs, self.state.step_eqs = self.state.step_eqs, []
         join_branches(results)
+        join_alternatives(results)
         return results
 
     @staticmethod
@@ -209,8 +235,10 @@ class StepChecker:
         return (step.start, step.end, value, meta)
 
     def _check_answer_line(self, text: str) -> dict[str, Any]:
+        """The answer read whole (``\\sqrt{7}``, ``$2\\sqrt{7}$.``), a unit word after it dropped (``31 cents``)."""
+        value_text, _unit = scalar_text(text)
         try:
-            value = parse_value(text, self.limits)
+            value = parse_value(value_text, self.limits)
         except _UNKNOWN_PARSE as exc:
             return {"claim": short(f"answer {text}"), "verdict": 0, "reason": f"answer not parsed: {exc}"}
         return self._answer_result(text, value)
@@ -222,14 +250,19 @@ class StepChecker:
         return answer_verdict(text, self._numeric(value), self.state, above)
 
     def _check_claim(
-        self, claim: Claim, at_step_start: bool, case: bool = False, lost_left: bool = False
+        self,
+        claim: Claim,
+        at_step_start: bool,
+        case: bool = False,
+        lost_left: bool = False,
+        new_case: bool = False,
     ) -> list[dict[str, Any]]:
         st = self.state
         sides = [self._parse(s, claim.latex) for s in claim.sides]
         sides = drop_result_unit(sides, {str(s) for s in st.known}, self.limits, claim.latex)
         relations = list(claim.relations)
         if case or any(r in ORDER for r in relations):
-            started = start_case(st, sides, relations, self._numeric)
+            started = start_case(st, sides, relations, self._numeric, new_case)
             if started is not None:
                 return started
         # "= x^2 + 2x + 1" opening a step continues the previous chain.
@@ -282,6 +315,13 @@ class StepChecker:
             result = {"claim": text, "verdict": outcome.verdict.value, "reason": outcome.reason}
             if outcome.branch:
                 result["_branch"] = (outcome.covered, outcome.total)
+            named = assignment(a, b) if len(sides) == 2 else None
+            if (
+                named is not None
+            ):  # "x = 2": for alternatives listed in one step (claimstate.join_alternatives)
+                result["_assign"] = named
+                if outcome.solutions:
+                    result["_refuted_at"] = {sol.get(named[0]) for sol in outcome.solutions}
             results.append(result)
         return results
 
@@ -301,7 +341,7 @@ class StepChecker:
             if value is not None:
                 st.last_value = value
                 if defined is not None:
-                    st.env[defined] = value
+                    st.env[defined], st.bound_at[defined] = value, self._step_index
 
     def _other_readings(self, a: Side, b: Side, outcome: Outcome, rewriting: bool) -> Outcome:
         if outcome.verdict is not Verdict.FALSE:
@@ -335,9 +375,12 @@ class StepChecker:
             return outcome
         # A rewrite restates an expression: both sides have variables. "r^2 = 2009/41" in a chain
         # is an equation (true given earlier ones), not a wrong rewrite.
+        # Sides over different variables ("x^2 + y^2 = 3x^2", "7a + 4 = 9b + 4", "b^2 c = 3ab") relate
+        # them: a relation that holds given earlier lines or not, never a rewrite to refute as an identity.
         identity_claim = (
             outcome.verdict is Verdict.FALSE
-            and bool(free_symbols(a.value)) == bool(free_symbols(b.value)) == True  # noqa: E712
+            and bool(free_symbols(a.value))
+            and free_symbols(a.value) == free_symbols(b.value)
             and (rewriting or looks_like_rewrite(a.value, b.value))
         )
         g = to_expr(a.value) - to_expr(b.value)
@@ -372,6 +415,10 @@ class StepChecker:
         if len(st.recent_eqs) > 1:  # "a + b = 30 and a - b = 6" then "2a = 36"
             systems.append(list(st.recent_eqs))
         outcome = implied(systems, g, limits, rng) if systems else Outcome(Verdict.UNKNOWN, "a new equation")
+        if outcome.verdict is Verdict.UNKNOWN and identity_claim is False:
+            constant = constant_difference(a.value, b.value, limits, rng)
+            if constant is not None:  # "2(x + 3) = 2x + 5": no value of x makes it true
+                return Outcome(Verdict.FALSE, f"the sides differ by {show(constant)} for every value")
         if outcome.verdict is Verdict.UNKNOWN and identity_claim:
             return Outcome(
                 Verdict.FALSE, f"not an identity: the sides differ ({a.text[:40]} vs {b.text[:40]})"
@@ -387,12 +434,18 @@ class StepChecker:
         gave the old value (``x = 4`` then ``x = 5``); after a case analysis on ``x`` or further on,
         a new binding (a summary of cases, the next part of a problem), not a claim."""
         st = self.state
+        if st.bound_at.get(symbol) == self._step_index:
+            # "x = -5 or x = 2", "the roots are x = -5 and x = 2", "a = 1, b = 2, c = 3 (or a = 3, ...)": two
+            # values in one step are alternatives; later claims hold for one of them, so x carries none.
+            old = st.env.pop(symbol)
+            st.cased.add(symbol)
+            return Outcome(Verdict.UNKNOWN, f"alternatives for {symbol} ({show(old)}, {show(value)})")
         recent = st.prev_eq is not None and self._step_index - st.prev_eq_step <= 1
         related = symbol not in st.cased and recent and symbol in free_symbols(st.prev_eq)
         if related and implied([[st.prev_eq]], g, self.limits, self.rng).verdict is Verdict.FALSE:
             return None  # the caller refutes it at the carried value
         old = st.env[symbol]
-        st.env[symbol] = value
+        st.env[symbol], st.bound_at[symbol] = value, self._step_index
         return Outcome(Verdict.UNKNOWN, f"a new value for {symbol} (it was {show(old)})")
 
     def _record_equation(self, a: Side, b: Side, g: Any) -> None:
@@ -404,7 +457,7 @@ class StepChecker:
             if isinstance(lhs.value, sympy.Symbol):
                 value = self._numeric(rhs.value)
                 if value is not None and isinstance(value, Fraction):
-                    st.env[lhs.value] = value
+                    st.env[lhs.value], st.bound_at[lhs.value] = value, self._step_index
                     return
 
 

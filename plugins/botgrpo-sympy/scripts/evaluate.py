@@ -22,7 +22,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 from botgrpo_core.signals import Sample, SampleError
-from botgrpo_sympy.metrics import FEATURES, StepMetrics, prose_figures, prose_goals
+from botgrpo_sympy.metrics import FEATURES, StepMetrics, issue27_goals, prose_figures, prose_goals
 from botgrpo_sympy.params import AnswerParams, StepsParams
 from botgrpo_sympy.plugin import ANSWER, STEPS
 
@@ -118,6 +118,9 @@ def evaluate_prose(workers: int) -> None:
     for what, figure in extra:
         cells = " | ".join(_pct(figure(fig.only(split))) for split in (None, "dev", "heldout"))
         print(f"| {what} | {cells} | | |")
+    by_split = [issue27_goals(fig.only(split)) for split in (None, "dev", "heldout")]
+    for (what, counts, goal, met), (*_, dev, _, _), (*_, held, _, _) in zip(*by_split, strict=True):
+        print(f"| {what} | {_pct(counts)} | {_pct(dev)} | {_pct(held)} | {goal} | {'yes' if met else 'NO'} |")
     print(f"\nworker errors: {len(errors)} {errors[:5]}\n")
     print(
         "Per cause (writing feature of the line): correct lines of clean solutions, corrupted lines of twins\n"

@@ -35,21 +35,49 @@ def _label(text: str) -> str:
     return "correct" if _RELATION.search(text) or ANSWER_LINE.match(text) or "\\boxed" in text else "none"
 
 
-def read_hand(path: Path, style: str, split: str = "dev") -> list[dict]:
-    """Blocks ``# id`` / ``Q: ...`` / lines (with optional ``[none]`` / ``[wrong]`` overrides)."""
+def read_hand(path: Path, style: str, split: str = "dev", **extra: object) -> list[dict]:
+    """Blocks ``# id`` / ``Q: ...`` / lines (with optional ``[none]`` / ``[wrong]`` / ``[correct]`` overrides).
+
+    A line may end with ``[twin: TEXT]``: a corrupted copy of the line written by hand. Each such marker
+    gives one ``hand_twin`` record (that line replaced by TEXT and labelled ``wrong``), right after its clean
+    record. ``[stated false]`` marks a correct line that states a false claim on purpose and says so ("gives
+    $4 = 6$, a contradiction"): the reference check skips it. The style of a block is ``style``, or ``gsm8k`` for a block whose id has ``-g`` (``c27-g033``).
+    """
     text = path.read_text(encoding="utf-8").replace("{nbsp}", "\u00a0").replace("{nnbsp}", "\u202f")
     records = []
-    for block in re.split(r"\n(?=# [a-z]+-h\d+\n)", text):
+    for block in re.split(r"\n(?=# [a-z0-9]+-[hg]\d+\n)", text):
         head, *body = block.strip().splitlines()
-        if not re.fullmatch(r"# [a-z]+-h\d+", head):
+        if not re.fullmatch(r"# [a-z0-9]+-[hg]\d+", head):
             continue  # the file's preamble
         prompt = body[0].removeprefix("Q: ")
-        lines = []
+        lines, twins = [], []
         for raw in body[1:]:
-            m = re.search(r"\s*\[(none|wrong)\]$", raw)
+            twin = re.search(r"\s*\[twin: (.+)\]$", raw)
+            if twin is not None:
+                twins.append((len(lines), twin.group(1)))
+                raw = raw[: twin.start()]
+            stated_false = raw.endswith(" [stated false]")  # "gives 4 = 6, a contradiction": false on purpose
+            raw = raw.removesuffix(" [stated false]")
+            m = re.search(r"\s*\[(none|wrong|correct)\]$", raw)
             line = raw[: m.start()] if m else raw
             lines.append({"text": line, "label": m.group(1) if m else _label(line)})
-        records.append(_record(head[2:], style, "hand", prompt, lines, split=split))
+            if stated_false:
+                lines[-1]["stated_false"] = True
+        block_style = "gsm8k" if "-g" in head else style
+        clean = _record(head[2:], block_style, "hand", prompt, lines, split=split, **extra)
+        records.append(clean)
+        for k, (index, corrupted) in enumerate(twins):
+            twin_lines = [dict(line) for line in lines]
+            twin_lines[index] = {"text": corrupted, "label": "wrong"}
+            records.append(
+                {
+                    **clean,
+                    "id": f"{clean['id']}-twin{k}",
+                    "kind": "hand_twin",
+                    "twin_of": clean["id"],
+                    "lines": twin_lines,
+                }
+            )
     return records
 
 
@@ -82,6 +110,8 @@ def generated(style: str, templates: list, count: int, rng: random.Random) -> li
 def verify(record: dict) -> None:
     """Every numeric claim of a clean solution holds by the independent reference."""
     for line in record["lines"]:
+        if line.get("stated_false"):
+            continue  # a correct line that states a false claim on purpose (and says so)
         for claim in calc_claims(line["text"]):
             if line["label"] == "correct" and not claim.true:
                 raise SystemExit(
@@ -174,8 +204,14 @@ def main() -> None:
     clean += generated("competition", COMPETITION_TEMPLATES, COMPETITION_GENERATED, rng)
     clean += read_hand(DATA / "gsm_style_heldout.txt", "gsm8k", "heldout")
     clean += read_hand(DATA / "competition_style_heldout.txt", "competition", "heldout")
+    # Issue 27 (appended last, so the twins of the records above stay as they were): clean solutions and
+    # their hand-written twins; the generated twins below are made for the clean ones only.
+    clean += read_hand(DATA / "competition_issue27.txt", "competition", set="issue27")
     records = []
     for k, record in enumerate(clean):
+        if record["kind"] == "hand_twin":
+            records.append(record)
+            continue
         verify(record)
         records.append(record)
         twin = step_twin(record, rng)

@@ -155,6 +155,9 @@ def calc_claims(line: str) -> list[CalcClaim]:
             rest = text[ra + right_m.end(1) : rb]
             if re.match(r"\s*[-+*/^(×÷·]|\s*\\(?:cdot|times|frac)|\s*\d", rest):
                 right = None  # the right side is an expression: only its literal prefix was caught
+            elif rest.startswith("_") or (re.match(r"[a-z](?![A-Za-z])", rest) and len(pieces) > 2):
+                # "= 10000_2": a numeral in a base; "12 = 4y = -z": a coefficient in a chain, not a result
+                right = None
             if right is None:
                 continue
             try:
