@@ -14,11 +14,13 @@ from typing import Any
 from botgrpo_core.signals import SampleError, Span
 from botgrpo_jsx import esprima_backend
 from botgrpo_jsx.extract import CodeView, extract_cached
-from botgrpo_jsx.params import CommonParams, RulesParams, SyntaxParams
+from botgrpo_jsx.params import CommonParams, RulesParams, SyntaxParams, UnitsParams
 from botgrpo_jsx.rules import RULES, ExportRequirement, check_rules, export_requirement_from_prompt
 from botgrpo_jsx.spans import Mark, disjoint
-from botgrpo_jsx.syntax import located_cause, located_tag, syntax_errors, valid_prefix
+from botgrpo_jsx.syntax import SyntaxError_, located_cause, located_tag, syntax_errors, valid_prefix
 from botgrpo_jsx.treesitter import Parsed, ParseTimeout, parse
+from botgrpo_jsx.units import Unit, analyse, declared_words, segment, unit_of
+from botgrpo_jsx.violation import Violation
 
 
 def _extract(completion: str, params: CommonParams) -> CodeView | SampleError | None:
@@ -71,9 +73,7 @@ def syntax_spans(completion: str, params: SyntaxParams) -> list[Span] | SampleEr
         return parsed
     errors = syntax_errors(parsed, params.max_errors)
     if errors:
-        # one missing bracket, else one unclosed (or stray closing) tag, whose repair parses
-        cause = located_cause(parsed, params.parse_timeout_s) or located_tag(parsed, params.parse_timeout_s)
-        errors = [cause] if cause is not None else errors
+        errors = located_errors(parsed, errors, params.parse_timeout_s)
     marks = [
         Mark(view.to_completion(e.start), view.to_completion(e.end), params.error_value, e.meta)
         for e in errors
@@ -92,6 +92,21 @@ def syntax_spans(completion: str, params: SyntaxParams) -> list[Span] | SampleEr
                 )
             )
     return disjoint(marks)
+
+
+def located_errors(parsed: Parsed, errors: list[SyntaxError_], deadline_s: float) -> list[SyntaxError_]:
+    """The errors of code that does not parse, each in the unit that breaks (:mod:`botgrpo_jsx.units`).
+
+    One missing bracket, else one unclosed (or stray closing) tag, whose repair makes the whole code
+    parse is the cause, kept to its unit; otherwise each broken unit's own errors (a page with
+    several errors: error recovery after the first must not blame the correct units after it).
+    Without a unit analysis, the cause, else tree-sitter's ``errors``.
+    """
+    found = analyse(parsed, deadline_s)
+    if found is None or not found.broken:
+        cause = located_cause(parsed, deadline_s) or located_tag(parsed, deadline_s)
+        return [cause] if cause is not None else errors
+    return [e for k in found.broken for e in found.errors(k)]
 
 
 def _esprima_spans(view: CodeView, params: SyntaxParams) -> list[Span] | SampleError:
@@ -140,18 +155,7 @@ def rule_spans(
     if isinstance(parsed, SampleError):
         return parsed
     weights = params.weights.model_dump()
-    enabled = frozenset(rule for rule in RULES if weights[rule] > 0)
-    # A syntax error that one bracket explains is jsx.syntax's to report; the tags are not wrong.
-    bracket_error = parsed.root.has_error and located_cause(parsed, params.parse_timeout_s) is not None
-    violations = check_rules(parsed, enabled, export_requirement(params, prompt, row), bracket_error)
-    if parsed.root.has_error and not bracket_error and "unclosed_tag" in enabled:
-        # A tag whose repair parses explains the error (jsx.syntax blames it too): the stack's other
-        # guesses (after `<p>x</div>`, the page's last `</div>` "closes nothing") are not reported.
-        tag = located_tag(parsed, params.parse_timeout_s)
-        if tag is not None:
-            violations = [
-                v for v in violations if v.rule != "unclosed_tag" or (v.start < tag.end and tag.start < v.end)
-            ]
+    violations = rule_violations(parsed, params, export_requirement(params, prompt, row))
     marks = [
         Mark(
             view.to_completion(v.start),
@@ -162,6 +166,104 @@ def rule_spans(
         for v in violations
     ]
     return disjoint(marks)
+
+
+def rule_violations(
+    parsed: Parsed, params: RulesParams, requirement: ExportRequirement | None, in_broken_units: bool = True
+) -> list[Violation]:
+    """The violations of the enabled rules, in ``str`` indices of the parsed code.
+
+    On code that does not parse, the rules run in full on the code with its broken units set aside
+    (:mod:`botgrpo_jsx.units`: it parses), and each broken unit gets the rules that hold on broken
+    code (:func:`_broken_code_violations`) within it (``in_broken_units``); without a unit analysis,
+    the whole code gets those.
+    """
+    weights = params.weights.model_dump()
+    enabled = frozenset(rule for rule in RULES if weights[rule] > 0)
+    if not parsed.root.has_error:
+        return check_rules(parsed, enabled, requirement)
+    found = analyse(parsed, params.parse_timeout_s)
+    if found is None:
+        return _broken_code_violations(parsed, enabled, requirement, params.parse_timeout_s)
+    # what the broken units declare or export still counts (the rules see the code without them)
+    declared = declared_words(found.blanked)
+    wanted = None if "export" in declared else requirement
+    repaired = check_rules(found.repaired, enabled, wanted, declared_elsewhere=declared)
+    broken = [found.units[k] for k in found.broken]
+    out = [
+        Violation(v.rule, found.back(v.start), found.back(v.end), v.message)
+        for v in repaired
+        if not any(unit.contains(found.back(v.start)) for unit in broken)  # a repair's guess
+    ]
+    for k, trial in found.trials.items() if in_broken_units else ():
+        unit = found.units[k]
+        for v in _broken_code_violations(trial, enabled, None, params.parse_timeout_s):
+            start, end = found.trial_back(v.start), found.trial_back(v.end)
+            if unit.contains(start):
+                out.append(Violation(v.rule, start, min(end, unit.end), v.message))
+    out.sort(key=lambda v: (v.start, v.end, v.rule))
+    return out
+
+
+def _broken_code_violations(
+    parsed: Parsed, enabled: frozenset[str], requirement: ExportRequirement | None, deadline_s: float
+) -> list[Violation]:
+    """The rules on code with a syntax error (:func:`~botgrpo_jsx.rules.check_rules` runs the local ones)."""
+    # A syntax error that one bracket explains is jsx.syntax's to report; the tags are not wrong.
+    bracket_error = located_cause(parsed, deadline_s) is not None
+    violations = check_rules(parsed, enabled, requirement, bracket_error)
+    if not bracket_error and "unclosed_tag" in enabled:
+        # A tag whose repair parses explains the error (jsx.syntax blames it too): the stack's other
+        # guesses (after `<p>x</div>`, the page's last `</div>` "closes nothing") are not reported.
+        tag = located_tag(parsed, deadline_s)
+        if tag is not None:
+            violations = [
+                v for v in violations if v.rule != "unclosed_tag" or (v.start < tag.end and tag.start < v.end)
+            ]
+    return violations
+
+
+def unit_spans(
+    completion: str, prompt: str, row: Mapping[str, Any], params: UnitsParams
+) -> list[Span] | SampleError:
+    """``jsx.units`` for one completion: ``pass_value`` on each unit that parses in context and breaks
+    no rule, ``fail_value`` on each that does not (:mod:`botgrpo_jsx.units`)."""
+    view = _extract(completion, params)
+    if isinstance(view, SampleError):
+        return view
+    if view is None or not view.code.strip():
+        return []
+    parsed = parse_view(view, params)
+    if isinstance(parsed, SampleError):
+        return parsed
+    found = analyse(parsed, params.parse_timeout_s)
+    units = found.units if found is not None else segment(view.code)
+    reasons: list[list[str]] = [[] for _ in units]
+    if found is not None:
+        for k in found.broken:
+            reasons[k].append("syntax")
+    else:  # no unit analysis: the units the located errors fall in
+        for e in located_errors(parsed, syntax_errors(parsed), params.parse_timeout_s):
+            _attribute(units, e.start, "syntax", reasons)
+        if not any(reasons):
+            for r in reasons:
+                r.append("syntax")
+    # a broken unit fails already: only the rules in the units that parse are needed
+    requirement = export_requirement(params, prompt, row)
+    for v in rule_violations(parsed, params, requirement, in_broken_units=False):
+        if params.rules or v.rule == "unclosed_tag":  # a mismatched closing tag: esbuild rejects it
+            _attribute(units, v.start, v.rule, reasons)
+    marks = []
+    for unit, why in zip(units, reasons, strict=True):
+        value = params.fail_value if why else params.pass_value
+        meta = {"unit": unit.kind, "verdict": ", ".join(dict.fromkeys(why)) if why else "ok"}
+        marks += [Mark(view.to_completion(a), view.to_completion(b), value, meta) for a, b in unit.ranges]
+    return disjoint(marks)
+
+
+def _attribute(units: list[Unit], index: int, reason: str, reasons: list[list[str]]) -> None:
+    k = unit_of(units, index)
+    reasons[0 if k is None else k].append(reason)
 
 
 def tree_sitter_valid(completion: str, params: CommonParams) -> float | SampleError:

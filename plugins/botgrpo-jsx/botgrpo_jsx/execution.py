@@ -35,6 +35,8 @@ def run_task(task: Task) -> Any:
         return analysis.syntax_spans(completion, params)  # type: ignore[arg-type]
     if kind == "rules":
         return analysis.rule_spans(completion, prompt, row, params)  # type: ignore[arg-type]
+    if kind == "units":
+        return analysis.unit_spans(completion, prompt, row, params)  # type: ignore[arg-type]
     if kind == "valid":
         return analysis.tree_sitter_valid(completion, params)
     if kind == "esprima":

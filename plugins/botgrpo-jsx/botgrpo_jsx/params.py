@@ -103,6 +103,22 @@ class RulesParams(CommonParams):
     export_field: str = Field("require_export", description="row field that overrides the prompt for exports")
 
 
+class UnitsParams(RulesParams):
+    """``jsx.units``: a verdict per top-level unit (section, hook, function, JSX child of the root)."""
+
+    pass_value: float = Field(
+        1.0, ge=0, le=1, description="value on a unit that parses in context and breaks no rule"
+    )
+    fail_value: float = Field(
+        -1.0, ge=-1, le=0, description="value on a unit with a syntax error or a rule violation"
+    )
+    rules: bool = Field(
+        True,
+        description="rule violations (rules with weight > 0) fail their unit; false: only what esbuild "
+        "rejects too (syntax errors, unclosed or mismatched tags)",
+    )
+
+
 class RendersParams(CommonParams):
     """``jsx.renders`` / ``jsx.render_errors``: render the component with React in a sandbox."""
 

@@ -11,11 +11,18 @@ from typing import TYPE_CHECKING
 
 from botgrpo_core.signals import SignalSpec
 from botgrpo_core.signals.hookspecs import hookimpl
-from botgrpo_jsx.params import CompilesParams, RendersParams, RulesParams, SyntaxParams, VisualParams
+from botgrpo_jsx.params import (
+    CompilesParams,
+    RendersParams,
+    RulesParams,
+    SyntaxParams,
+    UnitsParams,
+    VisualParams,
+)
 
 if TYPE_CHECKING:
     from botgrpo_jsx.renders import RenderErrorsScorer, RendersScorer
-    from botgrpo_jsx.scorers import CompilesScorer, RulesScorer, SyntaxScorer
+    from botgrpo_jsx.scorers import CompilesScorer, RulesScorer, SyntaxScorer, UnitsScorer
     from botgrpo_jsx.visual import VisualScorer
 
 
@@ -40,6 +47,13 @@ def make_rules(params: RulesParams) -> RulesScorer:
     return RulesScorer(params)
 
 
+def make_units(params: UnitsParams) -> UnitsScorer:
+    """Build the ``jsx.units`` scorer."""
+    from botgrpo_jsx.scorers import UnitsScorer
+
+    return UnitsScorer(params)
+
+
 def make_renders(params: RendersParams) -> RendersScorer:
     """Build the ``jsx.renders`` scorer."""
     from botgrpo_jsx.renders import RendersScorer
@@ -59,6 +73,10 @@ def make_visual(params: VisualParams) -> VisualScorer:
     from botgrpo_jsx.visual import VisualScorer
 
     return VisualScorer(params)
+
+
+def _units_bounds(params: UnitsParams) -> tuple[float, float]:
+    return params.fail_value, params.pass_value
 
 
 def _render_bounds(params: RendersParams) -> tuple[float, float]:
@@ -100,6 +118,16 @@ SIGNALS = (
         params_model=RulesParams,
         own_pool=True,  # its own processes: workers/timeout_s/memory_mb come from the signal level
         description="React rule violations as spans: keys, hooks, undefined components, tags, class=, exports",
+    ),
+    SignalSpec(
+        name="jsx.units",
+        kind="local",
+        bounds=_units_bounds,
+        make_scorer=make_units,
+        params_model=UnitsParams,
+        own_pool=True,  # its own processes: workers/timeout_s/memory_mb come from the signal level
+        description="+1 on each top-level unit (section, hook, function) that parses in context and "
+        "breaks no rule, -1 on each that does not",
     ),
     SignalSpec(
         name="jsx.renders",

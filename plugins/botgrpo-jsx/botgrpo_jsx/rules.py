@@ -46,6 +46,7 @@ def check_rules(
     enabled: frozenset[str],
     require_export: ExportRequirement | None = None,
     bracket_error: bool = False,
+    declared_elsewhere: frozenset[str] = frozenset(),
 ) -> list[Violation]:
     """All violations of the ``enabled`` rules in one parse, in source order.
 
@@ -54,6 +55,8 @@ def check_rules(
     ``missing_key``, ``undefined_component``, ``missing_export``) stay silent; ``class_attribute``
     still checks the statements that parse, and ``unclosed_tag`` the tags that parse, unless
     ``bracket_error`` says the error is a missing bracket (its repair parses: no tag is wrong).
+    ``declared_elsewhere``: names declared in code the parse does not hold (units set aside for a
+    syntax error, :mod:`botgrpo_jsx.units`), which ``undefined_component`` takes as declared.
     """
     facts = walk(parsed)
     out: list[Violation] = []
@@ -64,7 +67,7 @@ def check_rules(
         out += _hooks(parsed, facts.calls)
     if "undefined_component" in enabled and parses:
         elements = [e for e, _ in facts.elements]
-        out += _undefined_components(parsed, elements, facts.declared)
+        out += _undefined_components(parsed, elements, facts.declared | declared_elsewhere)
     if "unclosed_tag" in enabled and not bracket_error:
         out += unclosed_tags(parsed, facts.tags)
     if "class_attribute" in enabled:

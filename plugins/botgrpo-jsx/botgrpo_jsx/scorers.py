@@ -1,4 +1,5 @@
-"""The three scorers: ``jsx.compiles`` (global), ``jsx.syntax`` and ``jsx.rules`` (local).
+"""The tree-sitter and esbuild scorers: ``jsx.compiles`` (global), ``jsx.syntax``, ``jsx.rules`` and
+``jsx.units`` (local).
 
 Each is built once per run from validated params and scores whole batches: tree-sitter work goes
 through :mod:`botgrpo_jsx.execution` (a killable worker pool by default), esbuild/TypeScript work
@@ -18,7 +19,7 @@ from botgrpo_jsx import nodeenv
 from botgrpo_jsx.bounds import nested_deeper_than
 from botgrpo_jsx.execution import Task, run_tasks
 from botgrpo_jsx.extract import TS_LANGUAGES, CodeView, extract_cached
-from botgrpo_jsx.params import CompilesParams, RulesParams, SyntaxParams
+from botgrpo_jsx.params import CompilesParams, RulesParams, SyntaxParams, UnitsParams
 
 #: TypeScript diagnostics about names, which hold on partial code (``strict_checks: names``): cannot
 #: find name (2304, 2552 "did you mean", 2582-2584 test/node/lib globals), cannot assign to a constant
@@ -62,6 +63,20 @@ class RulesScorer:
         field = self.params.export_field
         tasks: list[Task] = [
             ("rules", self.params, s.completion, s.prompt, _row_bits(s, field)) for s in samples
+        ]
+        return run_tasks(tasks, self.params)
+
+
+class UnitsScorer:
+    """``jsx.units``: a +/- verdict span on every top-level unit (see :mod:`botgrpo_jsx.units`)."""
+
+    def __init__(self, params: UnitsParams) -> None:
+        self.params = params
+
+    def score(self, samples: Sequence[Sample]) -> list[list[Span] | SampleError]:
+        field = self.params.export_field
+        tasks: list[Task] = [
+            ("units", self.params, s.completion, s.prompt, _row_bits(s, field)) for s in samples
         ]
         return run_tasks(tasks, self.params)
 

@@ -44,6 +44,8 @@ class SyntaxError_:
     end: int
     message: str
     meta: dict[str, Any]
+    #: the verified repair, when one is known: ``str`` range ``[start, end)`` replaced by the text
+    edit: tuple[int, int, str] | None = None
 
 
 def _leaf_before(parsed: Parsed, byte: int) -> Node | None:
@@ -100,15 +102,25 @@ def located_cause(parsed: Parsed, deadline_s: float) -> SyntaxError_ | None:
 
     Each place the indentation allows is tried in turn: the bracket is inserted there and the code
     parsed again. The first place whose repair parses without any error is the cause (its span: the
-    tokens either side of it); when none does, ``None`` (keep tree-sitter's own spans).
+    tokens either side of it); when none does, ``None`` (keep tree-sitter's own spans). A parse whose
+    error is known to lie in one byte range (``parsed.memo["within"]``, set by :mod:`botgrpo_jsx.units`
+    on a unit put back alone) tries only the places and tags in it.
     """
     if "cause" not in parsed.memo:
         parsed.memo["cause"] = _locate(parsed, deadline_s)
     return parsed.memo["cause"]
 
 
+def _within(parsed: Parsed, byte: int) -> bool:
+    window = parsed.memo.get("within")
+    return window is None or window[0] <= byte <= window[1]
+
+
 def _locate(parsed: Parsed, deadline_s: float) -> SyntaxError_ | None:
     for blame in missing_brackets(parsed):
+        if "within" in parsed.memo:
+            kept = tuple(p for p in blame.positions if _within(parsed, p))
+            blame = Blame(kept, blame.text, blame.message)
         found = _repair(parsed, blame, deadline_s)
         if found is not False:
             return found
@@ -133,7 +145,7 @@ def _repair(parsed: Parsed, blame: Blame, deadline_s: float) -> SyntaxError_ | b
             return None
         at = parsed.index.char_of_byte(position)
         meta = {"error": blame.message, "repair": blame.text, "at": at, "grammar": parsed.grammar}
-        return SyntaxError_(start, end, blame.message, meta)
+        return SyntaxError_(start, end, blame.message, meta, (at, at, blame.text))
     return False
 
 
@@ -153,7 +165,8 @@ def located_tag(parsed: Parsed, deadline_s: float) -> SyntaxError_ | None:
 
 def _locate_tag(parsed: Parsed, deadline_s: float) -> SyntaxError_ | None:
     deadline = time.monotonic() + deadline_s
-    for problem in tag_problems(parsed, walk(parsed).tags)[:MAX_TAG_PROBLEMS]:
+    problems = [p for p in tag_problems(parsed, walk(parsed).tags) if _within(parsed, p.tag.node.start_byte)]
+    for problem in problems[:MAX_TAG_PROBLEMS]:
         for repair in tag_repairs(problem):
             verdict = parses_with_edit(parsed, repair.start, repair.end, repair.text, deadline)
             if verdict is None:
@@ -168,7 +181,9 @@ def _locate_tag(parsed: Parsed, deadline_s: float) -> SyntaxError_ | None:
             name = f"</{tag.name}>" if tag.closing else f"<{tag.name}>"
             message = f"{name} closes no open tag" if tag.closing else f"{name} is never closed"
             meta = {"error": message, "repair": repair.description, "grammar": parsed.grammar}
-            return SyntaxError_(start, end, message, meta)
+            index = parsed.index
+            edit = (index.char_of_byte(repair.start), index.char_of_byte(repair.end), repair.text.decode())
+            return SyntaxError_(start, end, message, meta, edit)
     return None
 
 

@@ -163,6 +163,33 @@ def parses_with_edit(parsed: Parsed, start: int, end: int, text: bytes, deadline
     return None if fixed is None else not fixed.root_node.has_error
 
 
+def edited(parsed: Parsed, start: int, end: int, text: str, deadline_s: float) -> Parsed:
+    """The parse of ``parsed``'s code with ``str`` range ``[start, end)`` replaced by ``text``: an
+    incremental parse of the edited tree, in ``parsed``'s grammar.
+
+    :raises ParseTimeout: past ``deadline_s``.
+    """
+    code = parsed.index.text
+    new_code = code[:start] + text + code[end:]
+    index = TextIndex(new_code)
+    lo, hi = parsed.index.byte_of_char(start), parsed.index.byte_of_char(end)
+    source = new_code.encode("utf-8")
+    new_hi = index.byte_of_char(start + len(text))
+    tree = parsed.tree.copy()
+    tree.edit(
+        start_byte=lo,
+        old_end_byte=hi,
+        new_end_byte=new_hi,
+        start_point=_point(parsed.source, lo),
+        old_end_point=_point(parsed.source, hi),
+        new_end_point=_point(source, new_hi),
+    )
+    fixed = _parse_once(parsed.grammar, source, time.monotonic() + deadline_s, tree)
+    if fixed is None:
+        raise ParseTimeout(f"tree-sitter exceeded its {deadline_s:g} s parse deadline on an edit")
+    return Parsed(fixed, parsed.grammar, source, index, parsed.fallback)
+
+
 def parses_with_insertion(parsed: Parsed, position: int, text: bytes, deadline_s: float) -> bool | None:
     """Whether the code with ``text`` inserted at byte ``position`` parses without any error
     (:func:`parses_with_edit` within ``deadline_s`` seconds)."""

@@ -23,8 +23,9 @@ def test_a_missing_brace_is_blamed_where_the_indentation_puts_it() -> None:
     code = "function App() {\n  if (a) {\n    return 1;\n\n  return 2;\n}\n"
     (span,) = spans(code)
     # tree-sitter reports the end of input (and blamed the function's `{`); the `}` that is missing
-    # closes the `if`: between `return 1;` and the dedented `return 2;`, where the repair parses.
-    assert code[span.start : span.end] == ";\n\n  return" and span.meta["repair"] == "}"
+    # closes the `if`: between `return 1;` and the dedented `return 2;`, where the repair parses. The
+    # span stops there: `return 2;` is a statement of its own, which parses (botgrpo_jsx.units).
+    assert code[span.start : span.end] == ";\n\n  " and span.meta["repair"] == "}"
     assert span.meta["at"] == code.index("return 2") and span.value == -1.0
     # a missing opener: the `{` after `if (a)` (the `}` at the `if`'s indentation closes nothing)
     code = "function App() {\n  if (a)\n    return 1;\n  }\n  return 2;\n}\n"
@@ -132,22 +133,29 @@ def test_an_unclosed_tag_is_blamed_on_the_tag_not_the_element_around_it() -> Non
     assert (span.start, span.end) == (22, 26) and span.meta["repair"] == "delete </p>"
 
 
-def test_tree_sitter_spans_stay_where_no_tag_repair_holds() -> None:
+def test_tree_sitter_spans_stay_where_no_tag_repair_holds_and_each_unit_gets_its_own() -> None:
     from botgrpo_jsx.syntax import syntax_errors
     from botgrpo_jsx.treesitter import parse
 
     def raw(code: str) -> list[tuple[int, int]]:
         return sorted((e.start, e.end) for e in syntax_errors(parse(code, 1.0)))
 
-    # two tags never closed: no single repair parses
+    # two tags never closed: no single repair parses, and tree-sitter's ERROR covers both lines; each
+    # line is a unit of its own (botgrpo_jsx.units), which alone fails on its own tag: `<h2>`, `<p>`
     code = "export function Page({a, b}) {\n  return <div>\n    <h2>{a}\n    <p>{b}\n  </div>;\n}\n"
-    assert [(s.start, s.end) for s in spans(code)] == raw(code) == [(33, 78)]
+    assert raw(code) == [(33, 78)]
+    result = spans(code)
+    assert [code[s.start : s.end] for s in result] == ["<h2>", "<p>"]
+    assert [s.meta["repair"] for s in result] == ["delete <h2>", "delete <p>"]
     # deleting `<b>` leaves `{a.label}` as an object literal, and where `</b>` goes the stack cannot say
     code = "export function Page({a}) {\n  const v = {label: <b>{a.label},\n  };\n  return <T v={v} />;\n}\n"
     result = spans(code)
     assert not any("repair" in s.meta for s in result)
-    assert raw(code) == [(26, 27), (41, 88), (64, 75)]  # made disjoint: the nested ERROR splits the outer
-    assert [(s.start, s.end) for s in result] == [(26, 27), (41, 64), (64, 75), (75, 88)]
+    assert raw(code) == [(26, 27), (41, 88), (64, 75)]  # the function's `{`, then up to the `return`
+    # the unit that fails alone is the `const v` statement (not the function's `{` nor the `return`
+    # line, which parse once it is set aside); in it, the tag the name stack calls an orphan
+    assert [(s.start, s.end) for s in result] == [(48, 51)] and code[48:51] == "<b>"
+    assert result[0].meta["error"] == "<b> is never closed"
 
 
 def test_a_single_line_error_that_is_not_a_tag_keeps_its_span() -> None:

@@ -1,0 +1,452 @@
+"""Top-level units of a component, each judged in context: where the errors of a page are.
+
+tree-sitter's error recovery after a page's first error swallows the code after it into ``ERROR``
+nodes, and a repair of one bracket or tag cannot make a page with two errors parse, so blame on such
+pages used to smear over correct code. Instead the code is cut into *units* by its indentation (which
+an error inside a line does not change), and each unit is checked with the others set aside:
+
+- **Units.** The top-level items (lines at the outermost indentation, with their deeper lines and
+  their closing lines: ``}``, ``)``, ``</div>``); a top-level item that opens a block (a component,
+  a class, an object) is descended into: its statements are units (a hook, a handler, an ``if``),
+  and a ``return`` of a multi-line JSX element is descended into once more: each child of the root
+  element is a unit (a page's sections). The lines a descended item keeps for itself (the function
+  header, ``return <div>``, ``</div>;``, ``}``) form that item's *frame* unit.
+- **Blanking.** A unit is set aside by replacing its characters with spaces (newlines kept), so
+  every offset stays the same: statements, JSX children and top-level items all leave valid code
+  behind when blanked.
+- **In context.** The skeleton (every leaf unit blanked) must parse; when it does not, the frame is
+  broken, and one missing bracket or tag (:func:`~botgrpo_jsx.syntax.located_cause`,
+  :func:`~botgrpo_jsx.syntax.located_tag`) repairs it, else nothing is concluded. Then the leaves
+  are put back one at a time in source order: a leaf whose return leaves the code parsing is kept,
+  one that does not is broken, and stays blanked while the later leaves are checked. So each error
+  is found in its own unit, in the context of every correct unit before it; the code with the
+  broken units blanked parses, and the rules (:mod:`botgrpo_jsx.rules`) run on it in full.
+
+By construction a page that parses has no broken unit, and one that does not has at least one (or
+a broken frame). Cost: one parse per leaf, on code that does not parse only.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import time
+from dataclasses import dataclass, field
+
+from botgrpo_jsx.syntax import MAX_TAG_PROBLEMS, SyntaxError_, located_cause, located_tag, syntax_errors
+from botgrpo_jsx.tags import tag_problems
+from botgrpo_jsx.treesitter import Parsed, ParseTimeout, edited, parse
+from botgrpo_jsx.walk import walk
+
+#: More leaf units than this: no unit analysis (each leaf costs a parse of the whole code).
+MAX_UNITS = 64
+_CLOSER = re.compile(r"^(?:[})\]]|</|/>|>)")
+_JSX_OPEN = re.compile(r"<[A-Za-z>]")
+_WORD = re.compile(r"[A-Za-z_$][\w$]*")
+_CLOSERS = frozenset({"}", ")", "]"})
+
+
+@dataclass(frozen=True)
+class Unit:
+    """One unit: ``ranges`` of whole lines (``str`` indices, first non-blank character to line end).
+
+    ``kind``: ``top-level``, ``statement``, ``jsx child`` or ``frame`` (a descended item's own lines).
+    """
+
+    ranges: tuple[tuple[int, int], ...]
+    kind: str
+
+    @property
+    def start(self) -> int:
+        return self.ranges[0][0]
+
+    @property
+    def end(self) -> int:
+        return self.ranges[-1][1]
+
+    @property
+    def frame(self) -> bool:
+        return self.kind == "frame"
+
+    def contains(self, index: int) -> bool:
+        return any(a <= index < b for a, b in self.ranges)
+
+    def clip(self, code: str, error: SyntaxError_) -> SyntaxError_:
+        """``error`` cut at the end of this unit's range holding its start: a repair's span takes the
+        tokens either side of the insertion, and the one after may be the next unit's. A repair at
+        the blank after the unit (a block's lost ``}`` goes before the next statement) keeps the
+        span reaching it."""
+        for a, b in self.ranges:
+            if a <= error.start < b:
+                end = min(error.end, b)
+                at = error.meta.get("at")
+                if isinstance(at, int) and end < at <= error.end and not code[end:at].strip():
+                    end = at
+                return dataclasses.replace(error, end=end)
+        return error
+
+
+@dataclass(frozen=True)
+class _Line:
+    start: int  # first non-blank character
+    end: int  # end of the line (before its newline, trailing blanks trimmed)
+    indent: int
+    text: str
+
+
+@dataclass
+class _Item:
+    head: int
+    end: int  # exclusive line index
+    closers: list[int] = field(default_factory=list)
+    runs: list[tuple[int, int]] = field(default_factory=list)  # deeper line runs [lo, hi)
+
+
+def _lines(code: str) -> list[_Line]:
+    out = []
+    pos = 0
+    for raw in code.split("\n"):
+        stripped = raw.strip()
+        if stripped:
+            lead = len(raw) - len(raw.lstrip())
+            out.append(_Line(pos + lead, pos + len(raw.rstrip()), lead, stripped))
+        pos += len(raw) + 1
+    return out
+
+
+def _items(lines: list[_Line], lo: int, hi: int) -> list[_Item]:
+    """The items of ``lines[lo:hi]``: a head line, the deeper lines after it, and closing lines at
+    the head's indentation (``}``, ``)``, ``</div>``, ``/>``, ``>``), repeated (``} else {``)."""
+    items = []
+    i = lo
+    while i < hi:
+        item = _Item(i, i + 1)
+        depth = lines[i].indent
+        j = i + 1
+        while True:
+            k = j
+            while k < hi and lines[k].indent > depth:
+                k += 1
+            if k > j:
+                item.runs.append((j, k))
+            j = k
+            if j < hi and lines[j].indent == depth and _CLOSER.match(lines[j].text):
+                item.closers.append(j)
+                j += 1
+                continue
+            break
+        item.end = j
+        items.append(item)
+        i = j
+    return items
+
+
+def _range(lines: list[_Line], lo: int, hi: int) -> tuple[int, int]:
+    return lines[lo].start, lines[hi - 1].end
+
+
+def _children(lines: list[_Line], item: _Item) -> list[_Item]:
+    return [c for lo, hi in item.runs for c in _items(lines, lo, hi)]
+
+
+def _frame(lines: list[_Line], items: list[_Item]) -> Unit:
+    rows = sorted({r for item in items for r in (item.head, *item.closers)})
+    return Unit(tuple((lines[r].start, lines[r].end) for r in rows), "frame")
+
+
+def _leaf(lines: list[_Line], item: _Item, kind: str) -> Unit:
+    return Unit((_range(lines, item.head, item.end),), kind)
+
+
+def _jsx_root(lines: list[_Line], item: _Item) -> list[_Item] | None:
+    """The items down to a multi-line JSX root element of ``return <div>`` / ``return (`` / ``=> (``
+    (the items whose lines are frame), or ``None`` when ``item`` returns none."""
+    head = lines[item.head].text
+    if not item.runs:
+        return None
+    if head.endswith("(") and not _JSX_OPEN.search(head):
+        inner = _children(lines, item)
+        if len(inner) == 1 and inner[0].runs and lines[inner[0].head].text.startswith("<"):
+            return [item, inner[0]]
+        return None
+    return [item] if head.startswith("return") and _JSX_OPEN.search(head) else None
+
+
+def segment(code: str) -> list[Unit]:
+    """The units of ``code`` in source order (see the module docstring); frames come before their
+    leaves' verdicts matter but are listed at their first line."""
+    lines = _lines(code)
+    units: list[Unit] = []
+    for item in _items(lines, 0, len(lines)):
+        head = lines[item.head].text
+        root = _jsx_root(lines, item) if head.endswith("(") else None
+        if root is not None:  # `const A = () => (` ... `);`
+            units.append(_frame(lines, root))
+            units += [_leaf(lines, c, "jsx child") for c in _children(lines, root[-1])]
+            continue
+        if not (item.runs and head.endswith("{")):
+            units.append(_leaf(lines, item, "top-level"))
+            continue
+        units.append(_frame(lines, [item]))
+        for child in _children(lines, item):
+            root = _jsx_root(lines, child)
+            if root is None:
+                units.append(_leaf(lines, child, "statement"))
+                continue
+            units.append(_frame(lines, root))
+            units += [_leaf(lines, c, "jsx child") for c in _children(lines, root[-1])]
+    return units
+
+
+_NOT_NEWLINE = re.compile(r"[^\n]")
+
+
+def _blank(text: str, ranges: list[tuple[int, int]]) -> str:
+    """``text`` with every character of ``ranges`` but newlines replaced by a space (same offsets)."""
+    pieces, pos = [], 0
+    for a, b in ranges:
+        pieces += [text[pos:a], _NOT_NEWLINE.sub(" ", text[a:b])]
+        pos = b
+    pieces.append(text[pos:])
+    return "".join(pieces)
+
+
+@dataclass
+class Analysis:
+    """The verdicts of one parse's units (offsets: ``str`` indices of the parsed code).
+
+    :meth:`broken`: the broken units in source order (:meth:`errors` says where in each).
+    ``repaired``: a parse, without any error, of the code with the broken leaves blanked (and a
+    frame's repair applied), or of the code with its one verified repair; its offsets map back
+    with :meth:`back`. ``trials``: per broken leaf, a parse holding its error (the leaf put back
+    alone, or the whole code when one repair mends it), ``located``: errors known already.
+    ``blanked``: the text of the broken leaves (names declared there still count as declared).
+    """
+
+    units: list[Unit]
+    code: str
+    repaired: Parsed
+    deadline_s: float
+    edit: tuple[int, int, str] | None = None
+    located: dict[int, list[SyntaxError_]] = field(default_factory=dict)
+    trials: dict[int, Parsed] = field(default_factory=dict)
+    blanked: str = ""
+    #: the trials are the original parse (one repair mends the code): their offsets need no mapping
+    whole: bool = False
+
+    @property
+    def broken(self) -> list[int]:
+        return sorted({*self.located, *self.trials})
+
+    def errors(self, k: int) -> list[SyntaxError_]:
+        """The syntax errors blamed in broken unit ``k`` (located on demand: jsx.units needs none)."""
+        if k not in self.located:
+            self.located[k] = _blame_in(self.trials[k], self, self.units[k], self.code, self.deadline_s)
+        return self.located[k]
+
+    def trial_back(self, index: int) -> int:
+        """A ``str`` index of a trial -> one of the original code."""
+        return index if self.whole else self.back(index)
+
+    def back(self, index: int) -> int:
+        """A ``str`` index of the repaired code -> one of the original code."""
+        if self.edit is None:
+            return index
+        a, b, text = self.edit
+        if index < a:
+            return index
+        if index >= a + len(text):
+            return index - len(text) + (b - a)
+        return a
+
+
+def unit_of(units: list[Unit], index: int) -> int | None:
+    """The unit holding ``index``, else the one starting last before it (``None``: none does)."""
+    best = None
+    for k, unit in enumerate(units):
+        if unit.contains(index):
+            return k
+        if unit.start <= index and (best is None or unit.start >= units[best].start):
+            best = k
+    return best
+
+
+def analyse(parsed: Parsed, deadline_s: float) -> Analysis | None:
+    """The unit verdicts of ``parsed`` (memoised on it); ``None`` when the code cannot be cut into
+    units whose skeleton parses (or repairs), or past the deadline (each parse gets
+    ``deadline_s``; all of them together, 8 times that).
+
+    The leaves are put back first (:func:`_put_back`). Two broken leaves are two errors: that is the
+    analysis. One broken leaf: a repair of the whole code (:func:`~botgrpo_jsx.syntax.located_cause`,
+    else :func:`~botgrpo_jsx.syntax.located_tag`) is looked for in it; when one mends the code, its
+    span is the blame (the unit it starts in is the broken one). A frame that needed a repair of
+    the skeleton (where blanked lines hide the indentation, which places a lost bracket): the
+    whole code's repair is looked for anywhere first.
+    """
+    if "units" not in parsed.memo:
+        try:
+            parsed.memo["units"] = _analyse(parsed, deadline_s)
+        except ParseTimeout:
+            parsed.memo["units"] = None
+    return parsed.memo["units"]
+
+
+def _analyse(parsed: Parsed, deadline_s: float) -> Analysis | None:
+    code = parsed.index.text
+    units = segment(code)
+    if not parsed.root.has_error:
+        return Analysis(units, code, parsed, deadline_s)
+    if not units:
+        return None
+    found = _put_back(parsed, units, deadline_s)
+    if found is not None and found.edit is None and len(found.broken) > 1:
+        return found  # one repair cannot mend two units: no whole-code repair is tried
+    if found is not None and found.edit is None:
+        # one broken unit: a repair of the whole code is looked for in it only
+        (k,) = found.broken
+        unit = units[k]
+        after = len(code) - len(code[unit.end :].lstrip())
+        parsed.memo["within"] = (parsed.index.byte_of_char(unit.start), parsed.index.byte_of_char(after))
+    cause = located_cause(parsed, deadline_s) or located_tag(parsed, deadline_s)
+    if cause is not None and cause.edit is not None:
+        whole = _from_cause(parsed, units, cause, deadline_s)
+        if whole is not None:
+            return whole
+    return found
+
+
+def _from_cause(parsed: Parsed, units: list[Unit], cause: SyntaxError_, deadline_s: float) -> Analysis | None:
+    """The analysis of code one verified repair mends: the unit its span starts in is the broken one."""
+    code = parsed.index.text
+    k = unit_of(units, cause.start)
+    if k is None or cause.edit is None:
+        return None
+    a, b, text = cause.edit
+    repaired = parse(code[:a] + text + code[b:], deadline_s, parsed.grammar)
+    if repaired.root.has_error:
+        return None
+    found = Analysis(units, code, repaired, deadline_s, cause.edit, whole=True)
+    # a lost closer's span takes the token after it, which may start the next unit: cut there (a
+    # lost opener's belongs to what follows: kept)
+    found.located[k] = [units[k].clip(code, cause) if cause.meta.get("repair") in _CLOSERS else cause]
+    found.trials[k] = parsed
+    return found
+
+
+def _put_back(parsed: Parsed, units: list[Unit], deadline_s: float) -> Analysis | None:
+    """The analysis by blanking: the skeleton (repaired when one repair mends it), then each leaf put
+    back in turn (see the module docstring)."""
+    code = parsed.index.text
+    leaves = [k for k, u in enumerate(units) if not u.frame]
+    if len(leaves) > MAX_UNITS:
+        return None
+    stop = time.monotonic() + 8 * deadline_s
+    work = _blank(code, [u.ranges[0] for u in (units[k] for k in leaves)])
+    skeleton = parse(work, deadline_s, parsed.grammar)
+    located: dict[int, list[SyntaxError_]] = {}
+    edit = None
+    if skeleton.root.has_error:
+        cause = located_cause(skeleton, deadline_s) or located_tag(skeleton, deadline_s)
+        if cause is None or cause.edit is None:
+            return None
+        a, b, text = cause.edit
+        if any(units[k].start < a < units[k].end or units[k].start < b < units[k].end for k in leaves):
+            return None  # the repair is inside a leaf: the cut is wrong
+        edit = cause.edit
+        work = work[:a] + text + work[b:]
+        skeleton = parse(work, deadline_s, parsed.grammar)
+        owner = _frame_of(units, cause.start)
+        if skeleton.root.has_error or owner is None:
+            return None
+        located[owner] = [cause]
+    code2, delta = code, 0
+    if edit is not None:
+        code2 = code[: edit[0]] + edit[2] + code[edit[1] :]
+        delta = len(edit[2]) - (edit[1] - edit[0])
+    analysis = Analysis(units, code, skeleton, deadline_s, edit, located)
+    spans = {}
+    for k in leaves:
+        a, b = units[k].ranges[0]
+        spans[k] = (a + delta, b + delta) if edit is not None and a >= edit[1] else (a, b)
+    state = {"current": skeleton}
+
+    def put_back(group: list[int], known_bad: bool) -> None:
+        """Put ``group`` back at once; when that breaks the code, each half in turn (a bisection:
+        a page with one broken unit in N costs ~2 log2 N parses, not N)."""
+        if time.monotonic() > stop:
+            raise ParseTimeout("unit analysis over its deadline")
+        current = state["current"]
+        lo, hi = spans[group[0]][0], spans[group[-1]][1]
+        if not known_bad:
+            text, pos = [], lo
+            for k in group:
+                a, b = spans[k]
+                text += [current.index.text[pos:a], code2[a:b]]
+                pos = b
+            trial = edited(current, lo, hi, "".join(text), deadline_s)
+            if not trial.root.has_error:
+                state["current"] = trial
+                return
+            if len(group) == 1:
+                # its repairs are looked for in it (and the blank after it, where a lost closer goes)
+                trial_text = trial.index.text
+                after = len(trial_text) - len(trial_text[hi:].lstrip())
+                trial.memo["within"] = (trial.index.byte_of_char(lo), trial.index.byte_of_char(after))
+                analysis.trials[group[0]] = trial
+                return
+        half = len(group) // 2
+        put_back(group[:half], False)
+        put_back(group[half:], False)
+
+    if leaves:
+        # with no frame repair, every leaf back is the code itself, which does not parse
+        put_back(leaves, known_bad=edit is None and len(leaves) > 1)
+    analysis.repaired = state["current"]
+    analysis.blanked = "\n".join(code[units[k].start : units[k].end] for k in analysis.trials)
+    return analysis
+
+
+def _frame_of(units: list[Unit], index: int) -> int | None:
+    frames = [k for k, u in enumerate(units) if u.frame]
+    for k in frames:
+        if units[k].contains(index):
+            return k
+    before = [k for k in frames if units[k].start <= index]
+    return before[-1] if before else (frames[0] if frames else None)
+
+
+def _blame_in(
+    trial: Parsed, analysis: Analysis, unit: Unit, code: str, deadline_s: float
+) -> list[SyntaxError_]:
+    """The syntax errors of a leaf put back alone: the located bracket or tag when it lies in the
+    leaf, else tree-sitter's error nodes inside it, else the leaf's first line (original offsets)."""
+    cause = located_cause(trial, deadline_s) or located_tag(trial, deadline_s)
+    if cause is not None:
+        found = [cause]
+    else:  # no repair holds: the tags the name stack calls orphans, else tree-sitter's errors
+        orphans = tag_problems(trial, walk(trial).tags)[:MAX_TAG_PROBLEMS]
+        found = [
+            SyntaxError_(*trial.char_range(p.tag.node), p.message, {"error": p.message})
+            for p in orphans
+            if unit.contains(analysis.back(trial.index.char_of_byte(p.tag.node.start_byte)))
+        ]
+        found = found or syntax_errors(trial)
+    out = []
+    for e in found:
+        meta = {**e.meta, "unit": unit.kind}
+        if isinstance(meta.get("at"), int):
+            meta["at"] = analysis.back(meta["at"])
+        moved = SyntaxError_(analysis.back(e.start), analysis.back(e.end), e.message, meta)
+        clipped = unit.clip(code, moved)
+        if clipped.end > clipped.start and unit.contains(clipped.start):
+            out.append(dataclasses.replace(clipped, edit=None))
+    if not out:  # nothing inside it: the whole unit, which alone breaks the code
+        a, b = unit.ranges[0]
+        meta = {"error": "this unit does not parse with the units before it", "unit": unit.kind}
+        out = [SyntaxError_(a, b, meta["error"], meta)]
+    return out
+
+
+def declared_words(text: str) -> frozenset[str]:
+    """Every name in ``text`` (the blanked broken units: what they may declare)."""
+    return frozenset(_WORD.findall(text))
