@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import html
 import json
+import math
 import re
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -25,6 +27,50 @@ from botgrpo_core.cli.records import (
 
 _BASE64 = re.compile(r"[A-Za-z0-9+/]*={0,2}")
 
+# --- colours -------------------------------------------------------------------------------------------------------
+#: the default ("rank") scale: light to dark blue for positive values, light to dark red for negative ones, each
+#: value placed by its rank among the view's distinct values of its sign, so that two different values never
+#: share a colour (a 0.85 token stands apart from a 1.0 one, which a linear -max..+max scale paints alike)
+POSITIVE_STOPS = ((198, 219, 239), (107, 174, 214), (33, 113, 181), (8, 48, 107))
+NEGATIVE_STOPS = ((252, 187, 161), (251, 106, 74), (203, 24, 29), (103, 0, 13))
+ZERO_RGB = (247, 247, 247)
+#: values are told apart at this many decimals (float noise of one value is not two values)
+LEVEL_DIGITS = 6
+
+
+def _blend(stops: tuple[tuple[int, int, int], ...], x: float) -> tuple[int, int, int]:
+    """The colour at ``x`` in [0, 1] on the piecewise-linear path through ``stops``."""
+    pos = min(max(x, 0.0), 1.0) * (len(stops) - 1)
+    k = min(int(pos), len(stops) - 2)
+    frac = pos - k
+    return tuple(round(a + frac * (b - a)) for a, b in zip(stops[k], stops[k + 1]))  # type: ignore[return-value]
+
+
+def value_levels(values: Iterable[float | None]) -> dict[str, list[Any]]:
+    """``{"values": [...], "colours": ["#rrggbb", ...]}``: the distinct finite ``values`` (at
+    :data:`LEVEL_DIGITS` decimals), ascending, and the rank-scale colour of each. 0 is white; the k-th
+    smallest of n positive values gets ``POSITIVE_STOPS`` at k / n, negative ones likewise by magnitude."""
+    distinct = sorted({round(v, LEVEL_DIGITS) + 0.0 for v in values if v is not None and math.isfinite(v)})
+    positive = [v for v in distinct if v > 0]
+    negative = [v for v in reversed(distinct) if v < 0]  # by magnitude, smallest first
+    rank = {v: (k + 1) / len(positive) for k, v in enumerate(positive)}
+    rank.update({v: -(k + 1) / len(negative) for k, v in enumerate(negative)})
+    colours = []
+    for v in distinct:
+        x = rank.get(v, 0.0)
+        rgb = _blend(POSITIVE_STOPS, x) if x > 0 else _blend(NEGATIVE_STOPS, -x) if x < 0 else ZERO_RGB
+        colours.append("#{:02x}{:02x}{:02x}".format(*rgb))
+    return {"values": distinct, "colours": colours}
+
+
+def _view_values(records: list[dict[str, Any]], view: str) -> list[float | None]:
+    """Every token's value in ``view`` (what the page's ``values()`` reads)."""
+    if view in ("reward", "advantage"):
+        key = "token_rewards" if view == "reward" else "advantages"
+        return [v for r in records for v in r[key]]
+    return [v for r in records for v in r["signals"][view]["token_values"]]
+
+
 # --- HTML ----------------------------------------------------------------------------------------------------------
 _CSS = """
 body{font-family:system-ui,sans-serif;margin:1.5em;color:#222;background:#fff}
@@ -34,6 +80,7 @@ h1{font-size:1.2em;margin:0 0 .3em} .muted{color:#666;font-size:.9em}
 .legend{display:inline-flex;align-items:center;gap:.4em;margin-left:1em;font-size:.9em}
 .bar{display:inline-block;width:12em;height:.9em;border:1px solid #aaa;
  background:linear-gradient(90deg,rgb(178,24,43),rgb(247,247,247),rgb(33,102,172))}
+.bar.rank{background:linear-gradient(90deg,rgb(103,0,13),rgb(252,187,161),rgb(247,247,247),rgb(198,219,239),rgb(8,48,107))}
 .sample{border:1px solid #ddd;border-radius:6px;margin:1em 0;padding:.6em .8em}
 .sample.dropped{border-style:dashed;opacity:.85}
 .head{font-size:.9em;margin-bottom:.4em} .head b{font-size:1.05em}
@@ -55,6 +102,12 @@ const NEG=[178,24,43], MID=[247,247,247], POS=[33,102,172], DROP=[150,150,150];
 function color(v, s){ if(v===null||v===undefined) return DROP;
   const x=Math.max(-1,Math.min(1,v/s)), e=x>0?POS:NEG;
   return MID.map((m,k)=>Math.round(m+Math.abs(x)*(e[k]-m))); }
+function hex(h){ return [1,3,5].map(i=>parseInt(h.slice(i,i+2),16)); }
+function ranked(v, view){ if(v===null||v===undefined) return DROP;
+  const L=D.levels[view], xs=L.values; let lo=0, hi=xs.length-1;
+  while(lo<hi){ const mid=(lo+hi)>>1; if(xs[mid]<v) lo=mid+1; else hi=mid; }
+  if(lo>0 && Math.abs(xs[lo-1]-v)<Math.abs(xs[lo]-v)) lo--;
+  return hex(L.colours[lo]); }
 function values(rec, view){ if(view==='reward') return rec.token_rewards;
   if(view==='advantage') return rec.advantages; return rec.signals[view].token_values; }
 function scale(view){ let m=0; for(const r of D.samples){ for(const v of values(r,view)){
@@ -62,10 +115,14 @@ function scale(view){ let m=0; for(const r of D.samples){ for(const v of values(
 function safe(s){ return s.replace(/[\\u0000-\\u0008\\u000b-\\u001f\\u007f-\\u009f\\u200b-\\u200f\\u202a-\\u202e\\u2060-\\u2069\\ufeff]/g,
   c=>'\\\\u'+c.charCodeAt(0).toString(16).padStart(4,'0')); }
 function fmt(v){ return v===null?'nan':(Math.abs(v)<1e-4&&v!==0?v.toExponential(2):(+v.toFixed(4)).toString()); }
-function paint(view){ const s=scale(view);
-  document.getElementById('lo').textContent='-'+fmt(s); document.getElementById('hi').textContent='+'+fmt(s);
+let VIEW='reward', SCALE='rank';
+function paint(view){ const s=scale(view), L=D.levels[view], rank=SCALE==='rank';
+  const n=L.values.length, lo=n?L.values[0]:0, hi=n?L.values[n-1]:0;
+  document.getElementById('lo').textContent=rank?fmt(lo):'-'+fmt(s);
+  document.getElementById('hi').textContent=rank?fmt(hi)+' ('+n+' distinct values, colour by rank; 0 white)':'+'+fmt(s);
+  document.getElementById('bar').className=rank?'bar rank':'bar';
   for(const el of document.querySelectorAll('.tok')){ const rec=D.samples[+el.dataset.s];
-    const c=color(values(rec,view)[+el.dataset.t], s);
+    const v=values(rec,view)[+el.dataset.t], c=rank?ranked(v, view):color(v, s);
     el.style.background='rgb('+c.join(',')+')';
     el.style.color=(0.299*c[0]+0.587*c[1]+0.114*c[2]<140)?'#fff':'#000'; } }
 const tip=document.getElementById('tip');
@@ -83,8 +140,9 @@ document.addEventListener('mouseover', ev=>{ const el=ev.target.closest('.tok');
       lines.push(line); } }
   tip.textContent=safe(lines.join('\\n')); tip.style.display='block'; });
 document.addEventListener('mousemove', ev=>{ tip.style.left=(ev.clientX+14)+'px'; tip.style.top=(ev.clientY+14)+'px'; });
-for(const r of document.querySelectorAll('input[name=view]')) r.addEventListener('change', ()=>paint(r.value));
-paint('reward');
+for(const r of document.querySelectorAll('input[name=view]')) r.addEventListener('change', ()=>{VIEW=r.value; paint(VIEW);});
+for(const r of document.querySelectorAll('input[name=scale]')) r.addEventListener('change', ()=>{SCALE=r.value; paint(VIEW);});
+paint(VIEW);
 """
 
 
@@ -180,7 +238,12 @@ def render_html(report: ScoreReport) -> str:
         f"<td>{s['error_frac']:.0%}</td><td>{esc(', '.join(f'{k}: {v}' for k, v in s['errors'].items()) or '-')}</td></tr>"
         for n, s in info["signals"].items()
     )
-    data = {"summary": info, "samples": records}
+    levels = {v: value_levels(_view_values(records, v)) for v, _ in views}
+    data = {"summary": info, "samples": records, "levels": levels}
+    scales = (
+        '<label><input type="radio" name="scale" value="rank" checked> by rank</label>'
+        '<label><input type="radio" name="scale" value="linear"> linear</label>'
+    )
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
@@ -190,8 +253,8 @@ def render_html(report: ScoreReport) -> str:
         f"alpha {info['alpha']:g}, beta {info['beta']:g}</div>"
         f"<table><tr><th>signal</th><th>kind</th><th>weight</th><th>mean</th><th>errors</th><th>reasons</th></tr>"
         f"{stats}</table>"
-        f'<div class="controls">colour by: {radios}<span class="legend"><span id="lo"></span>'
-        '<span class="bar"></span><span id="hi"></span></span></div>'
+        f'<div class="controls">colour by: {radios} scale: {scales}<span class="legend"><span id="lo"></span>'
+        '<span class="bar" id="bar"></span><span id="hi"></span></span></div>'
         f"{''.join(_html_sample(r) for r in records)}"
         '<div id="tip"></div>'
         f'<script type="application/json" id="botgrpo-data">{_script_json(data)}</script>'
