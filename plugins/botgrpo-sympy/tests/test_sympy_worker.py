@@ -99,7 +99,7 @@ def test_cap_bypasses_are_refused_in_bounded_time(bomb: str) -> None:
         elapsed = time.monotonic() - start
         assert not isinstance(spans, SampleError), spans
         assert [s.value for s in spans][-1] == 1.0 and set(s.value for s in spans[:-1]) == {0.0}
-        assert elapsed < 4.0, elapsed
+        assert elapsed < 5.0 + 10.0, elapsed  # not a timeout (that would be a SampleError): timeout_s + slack
         assert scorer.pool.restarts == 0
     finally:
         scorer.close()
@@ -114,9 +114,10 @@ def test_a_timeout_is_cached_and_not_rerun() -> None:
         (first,) = scorer.score([hang])
         assert isinstance(first, SampleError) and first.reason == "timeout"
         restarts = scorer.pool.restarts
-        start = time.monotonic()
+        real_map, sent = scorer.pool.map, []
+        scorer.pool.map = lambda items, **kw: sent.extend(items) or real_map(items, **kw)
         (again,) = scorer.score([hang])  # answered from the cache: no task is sent at all
-        assert time.monotonic() - start < 0.5
+        assert sent == []  # (was a < 0.5 s wall-clock bound, which a loaded machine could miss)
         assert isinstance(again, SampleError) and again.reason == "timeout" and "cached" in str(again)
         again, good = scorer.score([hang, Sample(prompt="", completion="2 + 2 = 4")])
         assert isinstance(again, SampleError) and [s.value for s in good] == [1.0]
