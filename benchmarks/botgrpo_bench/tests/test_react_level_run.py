@@ -1,0 +1,85 @@
+"""The React long level of benchmarks/bench_regimes.yaml at a minimal size, in this process (CI: seconds):
+the bench's own run files for bot-grpo and grpo (planned by the bench, fairness rules applied) train two
+steps on 6-section view pages from a tiny model; each step logs the outcome and the share of trivial
+pages, each evaluation the task's spec_rate; the trivial-share plot reads them back; a re-run of the same
+seed reproduces its metrics exactly."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from botgrpo_bench.config import load_bench
+from botgrpo_bench.plan import plan
+from botgrpo_bench.react_plots import TRIVIAL_KEY, plot_trivial_share
+
+ROOT = Path(__file__).resolve().parents[3]
+BENCH = ROOT / "benchmarks" / "bench_regimes.yaml"
+#: the minimal size: two steps of 2 prompts x 2 rollouts, short completions, two held-out pages
+TINY = {
+    "steps": 2,
+    "eval_every": 1,
+    "prompts_per_step": 2,
+    "group_size": 2,
+    "max_new_tokens": 24,
+    "plots": False,
+}
+
+
+def _train(run: dict, out: Path) -> list[dict]:
+    from botgrpo_core.config.loading import parse_config
+    from botgrpo_core.engine.run import run_training
+
+    run = json.loads(json.dumps(run))
+    run["training"].update(TINY, output_dir=str(out))
+    run["data"].update(eval_size=2, train_size=8)
+    run["model"]["name_or_path"] = "tiny"  # no warm start: a tiny model built from the seed
+    config = parse_config(run, source="react-long (minimal)")
+    run_training(config, progress=False, log=lambda _m: None)
+    return [json.loads(line) for line in (out / "metrics.jsonl").read_text().splitlines() if line.strip()]
+
+
+@pytest.mark.timeout(600)
+def test_react_long_level_trains_logs_trivial_share_and_reproduces(tmp_path: Path) -> None:
+    bench = load_bench(BENCH, overrides=["include=[react-long]", "seeds=[0]", "methods=[bot-grpo,grpo]"])
+    jobs = {job.method: job for job in plan(bench, tmp_path / "plan", {"react-long": None})}
+    assert jobs["bot-grpo"].run["data"]["task_params"] == {
+        "grammar": "spec",
+        "error_rate": 0.3,
+        "sections": [6, 6],
+    }
+    # fairness: grpo sees the global signals only (the outcome and the logged trivial share)
+    assert [s["name"] for s in jobs["grpo"].run["rewards"]["signals"]] == [
+        "bench.react_spec",
+        "bench.react_trivial",
+    ]
+
+    rows = {m: _train(job.run, tmp_path / m) for m, job in jobs.items()}
+    for method, metrics in rows.items():
+        train = [r for r in metrics if r.get("kind") == "train"]
+        evals = [r for r in metrics if r.get("kind") == "eval"]
+        assert len(train) == 2, method
+        assert all(0.0 <= r[TRIVIAL_KEY] <= 1.0 for r in train), method
+        assert all(0.0 <= r["signals/bench.react_spec/mean"] <= 1.0 for r in train), method
+        assert {"eval/sampled/spec_rate", "eval/sampled/trivial_rate"} <= set(evals[-1]), method
+
+    run_rows = [
+        {"task": "react-long", "method": m, "group": "grid", "status": "ok", "run_dir": str(tmp_path / m)}
+        for m in rows
+    ]
+    plots = plot_trivial_share(run_rows, tmp_path)
+    assert (tmp_path / plots["trivial_react-long"]).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+    # deterministic: the same seed's run again gives the same log, number for number
+    again = _train(jobs["grpo"].run, tmp_path / "again")
+
+    def numbers(metrics: list[dict]) -> list[dict]:
+        return [
+            {k: v for k, v in r.items() if isinstance(v, float) and "time" not in k and "per_second" not in k}
+            for r in metrics
+            if r.get("kind") in ("train", "eval")
+        ]
+
+    assert numbers(again) == numbers(rows["grpo"])
