@@ -22,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import math
 import sys
+import threading
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -129,6 +130,9 @@ class BotgrpoRewardManager(RewardManagerBase):
     ) -> None:
         super().__init__(config, tokenizer, compute_score)
         self.mixture = mixture if mixture is not None else RewardMixture.from_yaml(_rewards_path(config))
+        # verl runs run_single for every response of a chunk at once, each in an executor thread: the mixture
+        # (result caches, worker pools) scores one batch at a time
+        self._scoring = threading.Lock()
         if streams_rewards_in_agent_loop(config):
             _warn_once(AGENT_LOOP_WARNING)
 
@@ -147,7 +151,8 @@ class BotgrpoRewardManager(RewardManagerBase):
             ids.append(response_ids[:valid].tolist())
             rows.append(response_row(item.non_tensor_batch))
         samples = decode_samples(self.tokenizer, prompts, ids, rows)
-        mix = self.mixture.score_batch(samples)
+        with self._scoring:
+            mix = self.mixture.score_batch(samples)
         width = len(SIGNAL_COLUMNS)
         out = []
         for i, sample in enumerate(samples):
