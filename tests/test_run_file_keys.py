@@ -248,3 +248,22 @@ def test_the_docs_file_signal_example_validates_and_scores(
     finally:
         mixture.close()
     assert out.local[0].tolist() == [0, 0, -1, -1, -1, -1, 0, 0, 0, -1, -1, -1, -1]
+
+
+def test_a_mixture_built_with_another_manager_registers_the_file_signal(
+    signal_file: Path, tmp_path: Path, plugin_manager
+) -> None:
+    """The run file was checked with one plugin manager; a mixture built later with a fresh one (a test, a
+    bench job) registers the file's signal there too."""
+    from botgrpo_core.rewards.mixture import RewardMixture
+    from botgrpo_core.signals.manager import PluginManager
+
+    config = parse_config(_run(tmp_path, DIGITS))
+    fresh = PluginManager(entry_points=[])
+    mixture = RewardMixture(config.rewards, manager=fresh)
+    try:
+        out = mixture.score_batch([Sample("p", "a12", offsets=[(0, 1), (1, 2), (2, 3)], row={"answer": "1"})])
+    finally:
+        mixture.close()
+    assert out.local[0].tolist() == [0.0, 1.0, 1.0]
+    assert fresh.signals()["mine.digits"].plugin == "mine.digits (file)"

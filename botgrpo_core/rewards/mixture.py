@@ -110,10 +110,14 @@ class RewardMixture:
     """
 
     def __init__(self, config: RewardsConfig, manager: PluginManager | None = None) -> None:
+        from botgrpo_core.signals.files import register_file_signals
         from botgrpo_core.signals.manager import get_plugin_manager
 
         self.config = config
         manager = manager or get_plugin_manager()
+        register_file_signals(
+            config.signals, manager
+        )  # a signal with a path (done at load; again for this manager)
         self.runners: list[_SignalRunner] = []
         for i, signal in enumerate(config.signals):
             path = f"rewards.signals[{i}]"
