@@ -47,6 +47,14 @@ from botgrpo_sympy.params import StepsParams
 from botgrpo_sympy.segments import ANSWER_HEADER, Claim, Piece, extract_answer, find_claims, split_steps
 
 _UNKNOWN_PARSE = (Unsupported, LimitExceeded, Undefined)
+#: The text before a claim ends by opening LaTeX math: ``... since $`` / ``\(``.
+_OPENS_MATH = re.compile(r"(?:\$|\\\(|\\\[)\s*$")
+
+
+def opens_math(lead: str) -> bool:
+    return bool(_OPENS_MATH.search(lead))
+
+
 #: Failures inside one claim's check (sympy/mpmath internals): that claim scores 0, the rest goes on.
 _CLAIM_FAILURES = (*CHECK_FAILURES, sympy.polys.polyerrors.BasePolynomialError, mpmath.libmp.NoConvergence)
 #: A step that is one integer operation and its result, written without spaces (the demo format).
@@ -205,7 +213,10 @@ class StepChecker:
             case = claimtext.is_case_lead(lead) or (in_case and named and claimtext.continues_list(lead))
             in_case = case and named
             try:
-                lost_left = claimtext.may_have_lost_left_operand(lead, claim.sides[0].text)
+                # a claim that opens its own $...$ cannot continue the words before it
+                lost_left = not opens_math(lead) and claimtext.may_have_lost_left_operand(
+                    lead, claim.sides[0].text
+                )
                 new_case = claimtext.opens_case(lead)
                 found = self._check_claim(claim, at_start, case or new_case, lost_left, new_case)
                 if claimtext.stated_false(lead, trail):

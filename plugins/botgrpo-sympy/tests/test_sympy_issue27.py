@@ -129,6 +129,13 @@ def _values(prompt: str, completion: str) -> list[int]:
             "He saves 40/100%500 = 200 dollars.\n40/100*500 = 250",
             [0, -1],
         ),
+        (
+            "a claim opening its own $...$ does not continue the words before it",
+            "",
+            "The lcm is $30$, since $30 = 2 \\cdot 3 \\cdot 5$.\nThe lcm is $30$, since $30 = 2 \\cdot 3 \\cdot 7$.\n"
+            "The product of 3 and 4 = 12",
+            [1, -1, 0],
+        ),
     ],
 )
 def test_each_cause(cause: str, prompt: str, completion: str, expected: list[int]) -> None:
