@@ -83,9 +83,9 @@ def test_replacement_that_started_unwatched_is_not_declared_hung(monkeypatch) ->
     """A replacement that became ready while no task was pending is taken up, even past its start deadline."""
     import time
 
-    monkeypatch.setattr(WorkerPool, "_start_timeout", lambda self: 2.0)
     with WorkerPool(work, workers=2, timeout_s=0.3) as p:
         assert p.map(["a", "b"]) == ["A", "B"]
+        monkeypatch.setattr(WorkerPool, "_start_timeout", lambda self: 2.0)  # replacements only
         assert p.map(["hang"])[0].reason == "timeout"  # one worker is replaced in the background
         fresh = next(w for w in p._workers if not w.ready)
         _wait_for(fresh.conn.poll, "the replacement's ready message")  # read by the pool only in map()
@@ -273,3 +273,25 @@ def test_a_replacement_that_cannot_start_fails_the_batch_loudly_and_the_pool_rec
         thread.join()
         flag.unlink()
         assert p.map([f"j{k}" for k in range(20)]) == [f"J{k}" for k in range(20)]
+
+
+@pytest.mark.timeout(120)
+def test_a_batch_deadline_bounds_a_batch_of_hanging_items() -> None:
+    """Issue 26 finding 7 for every signal with per-sample processes: each item is bounded by timeout_s (60 s
+    here), the batch by batch_timeout_s; past it, running items are killed and the rest are not started."""
+    import time
+
+    with WorkerPool(work, workers=2, timeout_s=60, batch_timeout_s=0.5) as p:
+        assert p.map(["warm", "up"]) == ["WARM", "UP"]
+        start = time.monotonic()
+        results = p.map(["a", "hang", "hang", "hang", "b"])
+        elapsed = time.monotonic() - start
+        assert results[0] == "A"
+        late = results[1:]
+        assert all(isinstance(r, SampleError) and r.reason == "timeout" for r in late), late
+        assert all("batch_timeout_s=0.5" in str(r) for r in late)
+        assert elapsed < 0.5 + 10 < 60  # the batch deadline plus slack, not one item's 60 s
+        assert p.restarts == 2  # both busy workers were replaced
+        assert p.map(["c", "d"], batch_timeout_s=30) == ["C", "D"]  # per call, and the pool serves on
+    with pytest.raises(ValueError, match="batch_timeout_s"):
+        WorkerPool(work, workers=1, batch_timeout_s=0)

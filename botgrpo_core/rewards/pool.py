@@ -11,6 +11,7 @@ allocation bomb raises ``MemoryError`` there instead of taking the machine down.
 from __future__ import annotations
 
 import contextlib
+import math
 import multiprocessing
 import os
 import signal
@@ -150,6 +151,9 @@ class _Batch:
     running: int = 0
     #: pickled messages of items too large to wait in a busy worker's pipe, until one is idle
     held: dict[int, bytes] = field(default_factory=dict)
+    #: the whole batch's deadline (``time.monotonic()``; inf: none) and its length in seconds
+    end: float = math.inf
+    limit: float | None = None
 
     def __post_init__(self) -> None:
         self.results = [None] * len(self.items)
@@ -196,6 +200,10 @@ class WorkerPool:
     :param initializer: called once in each new worker with ``initargs`` (load a model, patch builtins).
     :param start_method: ``forkserver`` (default: safe with threads and torch loaded in the parent).
     :param pipeline_depth: items in flight per worker (1: each waits for the answer to the one before).
+    :param batch_timeout_s: default deadline of one ``map`` call as a whole (``None``: none). When it
+        passes, the items still running are killed (their workers replaced) and the items not started
+        are not started: all of them get a ``timeout`` ``SampleError``, so hanging items cost a batch at
+        most this, not ``timeout_s`` x items / workers.
 
     ``map`` returns one entry per item in order: the function's result, or a ``SampleError`` with
     ``reason`` ``error`` (it raised), ``timeout``, ``memory`` (over ``memory_mb``), ``crash`` (the worker
@@ -226,6 +234,7 @@ class WorkerPool:
         initargs: tuple[Any, ...] = (),
         start_method: str = "forkserver",
         pipeline_depth: int = PIPELINE_DEPTH,
+        batch_timeout_s: float | None = None,
     ) -> None:
         if workers < 1:
             raise ValueError(f"WorkerPool: workers must be >= 1, got {workers}")
@@ -236,6 +245,9 @@ class WorkerPool:
         self.fn = fn
         self.num_workers = workers
         self.pipeline_depth = pipeline_depth
+        if batch_timeout_s is not None and not batch_timeout_s > 0:
+            raise ValueError(f"WorkerPool: batch_timeout_s must be > 0, got {batch_timeout_s}")
+        self.batch_timeout_s = batch_timeout_s
         self.timeout_s = timeout_s
         self.memory_mb = memory_mb
         self.initializer = initializer
@@ -349,13 +361,19 @@ class WorkerPool:
 
     # -- public API -----------------------------------------------------------------------------
     def map(
-        self, items: Sequence[Any], timeout_s: float | None = None, affinity: Sequence[int] | None = None
+        self,
+        items: Sequence[Any],
+        timeout_s: float | None = None,
+        affinity: Sequence[int] | None = None,
+        batch_timeout_s: float | None = None,
     ) -> list[Any]:
         """Run ``fn`` on every item; see the class docstring for what each entry can be.
 
         :param affinity: one int per item: items with the same key go to the same worker (key modulo the
             worker count) unless another worker is idle with nothing of its own left, so what a worker
             keeps between tasks (a parse cache) serves the later tasks on the same input.
+        :param batch_timeout_s: this call's deadline as a whole (default: the pool's ``batch_timeout_s``);
+            its clock starts once the pool's first workers are up.
         """
         timeout = self.timeout_s if timeout_s is None else timeout_s
         batch = _Batch(items, timeout, affinity, self.num_workers)
@@ -363,6 +381,9 @@ class WorkerPool:
             return batch.results
         with self._lock:
             self._ensure_started()
+            batch.limit = self.batch_timeout_s if batch_timeout_s is None else batch_timeout_s
+            if batch.limit is not None:
+                batch.end = time.monotonic() + batch.limit
             try:
                 self._run(batch)
             except BaseException:  # a start that failed for good, a Ctrl-C: no answer of this batch
@@ -380,17 +401,35 @@ class WorkerPool:
     def _run(self, batch: _Batch) -> None:
         """Dispatch, wait, collect until every item of ``batch`` has its result."""
         while batch.pending or batch.running:
+            if time.monotonic() >= batch.end:
+                self._expire(batch)
+                return
             self._dispatch(batch)
             busy = [w for w in self._workers if w.tasks]
             starting = [w for w in self._workers if not w.ready] if batch.pending else []
             if not busy and not starting:
                 continue
-            deadlines = [w.deadline for w in busy]
+            deadlines = [w.deadline for w in busy] + [batch.end]
             deadlines += [w.start_deadline if w.conn else w.respawn_at for w in starting]
             wait_for = max(0.0, min(deadlines) - time.monotonic())
             conns = [w.conn for w in busy + starting if w.conn is not None]
             ready = set(wait(conns, timeout=wait_for)) if conns else time.sleep(wait_for) or set()
             self._collect(batch, ready)
+
+    def _expire(self, batch: _Batch) -> None:
+        """The batch deadline passed: every item without a result times out; busy workers are replaced."""
+        late = SampleError(
+            f"the batch passed its deadline (batch_timeout_s={batch.limit:g}) before this item finished",
+            reason="timeout",
+        )
+        for index, worker in enumerate(self._workers):
+            if worker.tasks:
+                self._replace(index, batch)  # its items go back to the queue, and time out below
+        for queue in batch.queues:
+            for task in queue:
+                batch.results[task] = late
+            queue.clear()
+        batch.held.clear()
 
     def _dispatch(self, batch: _Batch) -> None:
         """Fill every ready worker up to ``pipeline_depth`` items in flight."""
