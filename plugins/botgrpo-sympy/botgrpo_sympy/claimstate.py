@@ -109,6 +109,19 @@ def join_alternatives(results: list[dict[str, Any]]) -> None:
             r["verdict"], r["reason"] = 0, f"one of the alternatives the step lists ({r['reason']})"
 
 
+def span_of(start: int, end: int, results: list[dict[str, Any]]) -> tuple[int, int, float, dict[str, Any]]:
+    """A step's span: -1 if a claim is refuted, else +1 if one is verified, else 0; meta lists the claims."""
+    verdicts = [r["verdict"] for r in results]
+    value = -1.0 if -1 in verdicts else 1.0 if 1 in verdicts else 0.0
+    meta: dict[str, Any] = {"claims": results}
+    failed = [r for r in results if r["verdict"] == -1]
+    if failed:
+        meta["failed"] = "; ".join(f"{r['claim']}: {r['reason']}" for r in failed)
+    if not results:
+        meta["status"] = "no claim"
+    return (start, end, value, meta)
+
+
 def short(text: str, limit: int = 160) -> str:
     """Claim text for span meta, shortened (meta travels back from the worker and into logs)."""
     return text if len(text) <= limit else text[: limit - 3] + "..."

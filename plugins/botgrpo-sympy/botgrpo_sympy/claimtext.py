@@ -93,6 +93,15 @@ def opens_case(lead: str) -> bool:
     return bool(_NEW_CASE.search(lead[-40:]))
 
 
+#: The text before a claim ends by opening LaTeX math: ``... since $`` / ``\\(``.
+_OPENS_MATH = re.compile(r"(?:\$|\\\(|\\\[)\s*$")
+
+
+def opens_math(lead: str) -> bool:
+    """The claim opens its own ``$...$``: it cannot continue the words before it (``since $30 = 2 \\cdot 15$``)."""
+    return bool(_OPENS_MATH.search(lead))
+
+
 def is_case_lead(lead: str) -> bool:
     """``lead`` (the words between the previous claim and this one) opens a case or substitution."""
     return bool(_CASE_WORDS.search(lead[-40:]))

@@ -36,6 +36,7 @@ from botgrpo_sympy.claimstate import (
     join_branches,
     short,
     show,
+    span_of,
     to_expr,
 )
 from botgrpo_sympy.comparisons import compare, drop_result_unit, looks_like_rewrite, other_readings, rounded
@@ -47,12 +48,6 @@ from botgrpo_sympy.params import StepsParams
 from botgrpo_sympy.segments import ANSWER_HEADER, Claim, Piece, extract_answer, find_claims, split_steps
 
 _UNKNOWN_PARSE = (Unsupported, LimitExceeded, Undefined)
-#: The text before a claim ends by opening LaTeX math: ``... since $`` / ``\(``.
-_OPENS_MATH = re.compile(r"(?:\$|\\\(|\\\[)\s*$")
-
-
-def opens_math(lead: str) -> bool:
-    return bool(_OPENS_MATH.search(lead))
 
 
 #: Failures inside one claim's check (sympy/mpmath internals): that claim scores 0, the rest goes on.
@@ -160,7 +155,7 @@ class StepChecker:
         results = self._fast_arithmetic(step.text)
         if results is None:
             results = self._claims_of(step)
-        return self._span(step, results)
+        return span_of(step.start, step.end, results)
 
     def _fast_arithmetic(self, text: str) -> list[dict[str, Any]] | None:
         """``17+5=22``: one integer operation, checked with Python ints, no tokenizer or sympy.
@@ -214,7 +209,7 @@ class StepChecker:
             in_case = case and named
             try:
                 # a claim that opens its own $...$ cannot continue the words before it
-                lost_left = not opens_math(lead) and claimtext.may_have_lost_left_operand(
+                lost_left = not claimtext.opens_math(lead) and claimtext.may_have_lost_left_operand(
                     lead, claim.sides[0].text
                 )
                 new_case = claimtext.opens_case(lead)
@@ -232,18 +227,6 @@ class StepChecker:
         join_branches(results)
         join_alternatives(results)
         return results
-
-    @staticmethod
-    def _span(step: Piece, results: list[dict[str, Any]]) -> tuple[int, int, float, dict[str, Any]]:
-        verdicts = [r["verdict"] for r in results]
-        value = -1.0 if -1 in verdicts else 1.0 if 1 in verdicts else 0.0
-        meta: dict[str, Any] = {"claims": results}
-        failed = [r for r in results if r["verdict"] == -1]
-        if failed:
-            meta["failed"] = "; ".join(f"{r['claim']}: {r['reason']}" for r in failed)
-        if not results:
-            meta["status"] = "no claim"
-        return (step.start, step.end, value, meta)
 
     def _check_answer_line(self, text: str) -> dict[str, Any]:
         """The answer read whole (``\\sqrt{7}``, ``$2\\sqrt{7}$.``), a unit word after it dropped (``31 cents``)."""

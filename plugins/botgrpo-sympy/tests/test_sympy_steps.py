@@ -7,6 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
+from botgrpo_sympy.claimstate import span_of
 from botgrpo_sympy.params import StepsParams
 from botgrpo_sympy.segments import extract_answer, split_steps
 from botgrpo_sympy.steps import StepChecker, check_steps
@@ -179,5 +180,7 @@ def test_fast_arithmetic_path_equals_the_general_path(a: int, b: int, op: str, c
     completion = f"{a}{op}{b}={c}\n{c}{op}{b}={a}\nA: {c}"
     fast, slow = StepChecker(PARAMS, "Q:", completion), StepChecker(PARAMS, "Q:", completion)
     steps = split_steps(completion)
-    assert [fast._check_step(s) for s in steps] == [slow._span(s, slow._claims_of(s)) for s in steps]
+    assert [fast._check_step(s) for s in steps] == [
+        span_of(s.start, s.end, slow._claims_of(s)) for s in steps
+    ]
     assert fast.state.last_value == slow.state.last_value and fast.state.seen == slow.state.seen
