@@ -1,9 +1,10 @@
 """Multi-turn rollouts with a tool under BoTGRPOTrainer: the tool's output tokens (TRL's ``tool_mask`` /
 ``env_mask`` 0) get no reward and advantage 0; token signals count only on the model's own tokens.
 
-The rollout is TRL 1.16's ``rollout_func`` contract, played for real: the policy writes a first turn (HF
-``generate``), a calculator tool defined here answers the prompt's sum, and the policy writes a second turn
-after it; the function returns the ids with ``env_mask`` (1 = the model's tokens, 0 = the tool's)."""
+Two of TRL 1.16's multi-turn paths, played for real: ``rollout_func`` (the policy writes a first turn with HF
+``generate``, a calculator tool defined here answers, the policy writes a second turn; the function returns
+``env_mask``), and ``tools=[add]`` (TRL parses the tiny model's tool call from Qwen2.5's chat template, runs the
+tool and appends its answer). ``environment_factory`` reaches the same ``tool_mask`` through the same loop."""
 
 from __future__ import annotations
 
@@ -132,3 +133,143 @@ def test_tool_tokens_get_no_reward_and_zero_advantage(
     mask = batches[-1]["completion_mask"].bool() & tool
     per_rollout = (adv * mask).sum(1) / mask.sum(1).clamp(min=1)
     assert torch.allclose(per_rollout.view(-1, 4).sum(1), torch.zeros(2, dtype=per_rollout.dtype), atol=1e-4)
+
+
+def add(a: int, b: int) -> int:
+    """Add two integers.
+
+    Args:
+        a: The first integer.
+        b: The second integer.
+    """
+    return a + b
+
+
+@pytest.mark.slow
+def test_tools_tool_output_tokens_get_zero_advantage(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``tools=[add]`` as TRL runs them: a tiny model taught here to call ``add`` (Qwen2.5's chat template, which
+    TRL ships and parses) calls it, TRL appends the tool's answer (tool_mask 0) and the model writes on; the
+    answer's tokens (digits the local signal would reward) get advantage 0."""
+    import trl
+    from datasets import Dataset
+    from trl import GRPOConfig
+
+    from botgrpo_core import BoTGRPOTrainer, RewardMixture, SignalSpec, Span
+    from botgrpo_core.config.sections import TinyModelSpec
+    from botgrpo_core.engine.tiny import build_tiny_model, byte_level_bpe_tokenizer
+    from botgrpo_core.signals.manager import PluginManager, register_signal
+
+    monkeypatch.setenv("TRL_EXPERIMENTAL_SILENCE", "1")
+    torch.set_num_threads(1)
+    template = (Path(trl.__file__).parent / "chat_templates" / "qwen2_5.jinja").read_text(encoding="utf-8")
+    call = '<tool_call>\n{"name": "add", "arguments": {"a": 3, "b": 4}}\n</tool_call><|im_end|>'
+    prompt = [{"role": "user", "content": "What is 3+4?"}]
+
+    def tokenizer_for(corpus: list[str]) -> Any:
+        tok = byte_level_bpe_tokenizer(corpus, vocab_size=1200)
+        tok.add_special_tokens({"additional_special_tokens": ["<|im_start|>", "<|im_end|>"]})
+        tok.eos_token = "<|im_end|>"
+        tok.chat_template = template
+        return tok
+
+    text = tokenizer_for(["x"]).apply_chat_template(
+        prompt, tools=[add], add_generation_prompt=True, tokenize=False
+    )
+    tokenizer = tokenizer_for([text + call, "<tool_response>\n7\n</tool_response>"] * 50)
+    model = build_tiny_model(tokenizer, TinyModelSpec(max_positions=512), seed=0)
+    ids = tokenizer(text + call)["input_ids"]
+    start = len(tokenizer(text)["input_ids"])
+    x = torch.tensor([ids])
+    labels = x.clone()
+    labels[:, :start] = -100
+    optimizer = torch.optim.Adam(model.parameters(), lr=3e-3)
+    for _ in range(400):  # teach the call (supervised, the prompt's tokens masked)
+        loss = model(input_ids=x, labels=labels).loss
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        if loss.item() < 0.01:
+            break
+
+    class Digits:
+        def __init__(self, params: Any) -> None:
+            pass
+
+        def score(self, samples: Any) -> list[list[Span]]:
+            return [
+                [Span(m.start(), m.end(), 1.0) for m in re.finditer(r"\d+", s.completion)] for s in samples
+            ]
+
+    manager = PluginManager(entry_points=[])
+    register_signal(SignalSpec("test.digits", "local", (0.0, 1.0), Digits), manager=manager)
+    mixture = RewardMixture.from_dict({"beta": 1.0, "signals": [{"name": "test.digits"}]}, manager=manager)
+
+    def answered(completions: list[Any], **kwargs: Any) -> list[float]:
+        return [float("7" in str(c)) for c in completions]
+
+    def run(**trainer_kwargs: Any) -> tuple[Any, dict[str, torch.Tensor]]:
+        trainer = BoTGRPOTrainer(
+            model,
+            args=GRPOConfig(
+                output_dir=str(tmp_path),
+                per_device_train_batch_size=4,
+                num_generations=4,
+                max_completion_length=96,
+                max_tool_calling_iterations=1,
+                temperature=0.3,
+                max_steps=1,
+                use_cpu=True,
+                bf16=False,
+                report_to="none",
+                save_strategy="no",
+            ),
+            train_dataset=Dataset.from_list([{"prompt": prompt}] * 4),
+            processing_class=tokenizer,
+            mixture=mixture,
+            **trainer_kwargs,
+        )
+        batches: list[dict[str, torch.Tensor]] = []
+        original = trainer._generate_and_score_completions
+
+        def capture(inputs: Any) -> Any:
+            out = original(inputs)
+            batches.append({k: v.clone() for k, v in out.items() if isinstance(v, torch.Tensor)})
+            return out
+
+        trainer._generate_and_score_completions = capture  # type: ignore[method-assign]
+        trainer.train()
+        return trainer, batches[-1]
+
+    class Calculator:
+        """An ``environment_factory`` environment: its ``add`` is the tool, its ``get_reward`` a reward."""
+
+        def reset(self, **kwargs: Any) -> None:
+            self.calls = 0
+
+        def add(self, a: int, b: int) -> int:
+            """Add two integers.
+
+            Args:
+                a: The first integer.
+                b: The second integer.
+            """
+            self.calls += 1
+            return a + b
+
+        def get_reward(self) -> float:
+            return float(self.calls)
+
+    runs = [run(reward_funcs=[answered], tools=[add]), run(environment_factory=Calculator)]
+    for _, batch in runs:
+        tool = batch["tool_mask"].bool()
+        assert (~tool).any(dim=1).sum() >= 2, "the model should have called the tool in most rollouts"
+        answer = [tokenizer.decode(row[~m]) for row, m in zip(batch["completion_ids"], tool, strict=True)]
+        assert any("7" in a for a in answer)  # the tool's answer: digits the local signal scores
+        assert torch.all(batch["advantages"][~tool] == 0)
+        assert batch["advantages"][batch["completion_mask"].bool() & tool].abs().sum() > 0
+    env_trainer = runs[1][0]
+    assert env_trainer.reward_func_names == [
+        "botgrpo_mixture",
+        "Calculator",
+    ]  # the environment's reward, TRL's
+    assert env_trainer._trl_columns == [1]
