@@ -11,13 +11,10 @@ allocation bomb raises ``MemoryError`` there instead of taking the machine down.
 from __future__ import annotations
 
 import contextlib
-import math
 import multiprocessing
-import os
 import signal
 import threading
 import time
-import traceback
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -25,6 +22,8 @@ from multiprocessing.connection import Connection, wait
 from multiprocessing.reduction import ForkingPickler as _ForkingPickler
 from typing import Any
 
+from botgrpo_core.rewards.pool_batch import _Batch
+from botgrpo_core.rewards.pool_worker import _worker_main
 from botgrpo_core.signals import SampleError
 
 #: Items in flight per worker by default: one running, the next waiting in its pipe.
@@ -59,66 +58,6 @@ def exit_cause(exitcode: int | None) -> str:
     return f"killed by {name}"
 
 
-_PAGE_SIZE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
-
-
-def _address_space_bytes() -> int:
-    """Virtual size of this process (what ``RLIMIT_AS`` counts)."""
-    try:
-        with open("/proc/self/statm") as f:
-            return int(f.read().split()[0]) * _PAGE_SIZE
-    except OSError:  # not Linux: no reliable reading, so no headroom arithmetic
-        return 0
-
-
-def _limit_memory(headroom_mb: int | None) -> None:
-    if headroom_mb is None:
-        return
-    try:
-        import resource
-    except ImportError:  # pragma: no cover - Windows
-        return
-    limit = _address_space_bytes() + headroom_mb * 1024 * 1024
-    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-
-
-def _worker_main(
-    conn: Connection,
-    fn: Callable[[Any], Any],
-    memory_mb: int | None,
-    initializer: Callable[..., None] | None,
-    initargs: tuple[Any, ...],
-) -> None:
-    """Worker loop: receive ``(task_id, item)``, send ``(task_id, status, payload)``."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole group: the parent stops the run
-    if initializer is not None:
-        initializer(*initargs)
-    _limit_memory(memory_mb)
-    conn.send(("ready", None, None))
-    while True:
-        try:
-            message = conn.recv()
-        except (EOFError, OSError):
-            return
-        if message is None:
-            return
-        task_id, item = message
-        try:
-            reply = (task_id, "ok", fn(item))
-        except MemoryError:
-            reply = (task_id, "memory", "MemoryError: the task exceeded the worker's memory limit")
-        except BaseException as exc:
-            reply = (task_id, "error", "".join(traceback.format_exception_only(type(exc), exc)).strip())
-        try:
-            conn.send(reply)
-        except MemoryError:
-            conn.send((task_id, "memory", "MemoryError while sending the result"))
-        except Exception as exc:  # e.g. an unpicklable result
-            conn.send((task_id, "error", f"result could not be sent back: {exc!r}"))
-        if reply[1] == "memory":
-            return  # the heap may be fragmented past the limit: let the parent start a fresh worker
-
-
 @dataclass
 class _Worker:
     #: ``None`` in a slot whose worker failed to start and waits for its back-off (``respawn_at``)
@@ -131,62 +70,6 @@ class _Worker:
     start_deadline: float = 0.0
     failed_starts: int = 0  # starts of this slot that failed in a row (reset once a worker is ready)
     respawn_at: float = 0.0  # a slot without a process: when its next start is due
-
-
-@dataclass
-class _Batch:
-    """One :meth:`WorkerPool.map` call: its items, results, the queues and how many are running.
-
-    Without affinity there is one queue; with it, one per worker (item ``i`` queued for worker
-    ``affinity[i] % workers``), and an idle worker whose queue is empty takes the last item of the
-    longest other queue, so the batch never waits on one busy worker.
-    """
-
-    items: Sequence[Any]
-    timeout: float
-    affinity: Sequence[int] | None = None
-    workers: int = 1
-    results: list[Any] = field(init=False)
-    queues: list[deque[int]] = field(init=False)
-    running: int = 0
-    #: pickled messages of items too large to wait in a busy worker's pipe, until one is idle
-    held: dict[int, bytes] = field(default_factory=dict)
-    #: the whole batch's deadline (``time.monotonic()``; inf: none) and its length in seconds
-    end: float = math.inf
-    limit: float | None = None
-
-    def __post_init__(self) -> None:
-        self.results = [None] * len(self.items)
-        if self.affinity is None:
-            self.queues = [deque(range(len(self.items)))]
-            return
-        if len(self.affinity) != len(self.items):
-            raise ValueError(
-                f"WorkerPool.map: {len(self.affinity)} affinity keys for {len(self.items)} items"
-            )
-        self.queues = [deque() for _ in range(self.workers)]
-        for i, key in enumerate(self.affinity):
-            self.queues[key % self.workers].append(i)
-
-    @property
-    def pending(self) -> bool:
-        return any(self.queues)
-
-    def next_for(self, worker: int) -> int:
-        """The next item for worker ``worker`` (index): its own queue's first, else another's last."""
-        if len(self.queues) == 1:
-            return self.queues[0].popleft()
-        own = self.queues[worker]
-        return own.popleft() if own else max(self.queues, key=len).pop()
-
-    def put_back(self, worker: int, items: Sequence[int]) -> None:
-        """Queue items that were taken for worker ``worker`` but did not run again, first in its queue."""
-        queue = self.queues[worker if len(self.queues) > 1 else 0]
-        queue.extendleft(reversed(items))
-
-    def finish(self, item: int, result: Any) -> None:
-        self.results[item] = result
-        self.running -= 1
 
 
 class WorkerPool:
