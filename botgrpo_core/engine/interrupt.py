@@ -5,14 +5,17 @@ step and stop there (``TrainerControl.should_save`` / ``should_training_stop``, 
 the processes of a multi-process run agree on it through one tiny gather per step, so they all stop at the
 same step. A second signal, or one outside the loop (model loading, the initial evaluation), stops at once.
 Either way :func:`~botgrpo_core.engine.run.run_training` closes the signal workers and raises
-:class:`RunInterrupted`, whose message says whether ``--resume`` can continue the run.
+:class:`RunInterrupted`, whose message says whether ``--resume`` can continue the run. A full disk
+(:func:`disk_full`) stops a run the same way, with its cause.
 """
 
 from __future__ import annotations
 
+import errno
 import signal
 import threading
 from collections.abc import Callable
+from pathlib import Path
 from types import FrameType
 from typing import Any
 
@@ -20,17 +23,18 @@ SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 
 class RunInterrupted(Exception):
-    """Training stopped by a signal; ``str()`` says what was saved, ``exit_code`` is ``128 + signum``."""
+    """Training stopped by a signal, or by a ``cause`` outside the run (a full disk); ``str()`` says what was
+    saved, ``exit_code`` is ``128 + signum`` (1 for a cause)."""
 
-    def __init__(self, signum: int, step: int, checkpoint: str | None) -> None:
+    def __init__(self, signum: int, step: int, checkpoint: str | None, cause: str | None = None) -> None:
         self.signum, self.step, self.checkpoint = signum, step, checkpoint
-        self.exit_code = 128 + signum
-        name = signal.Signals(signum).name
+        self.exit_code = 1 if cause else 128 + signum
         if checkpoint is not None:
             saved = f"{checkpoint} is complete, continue from it with --resume"
         else:
             saved = "no checkpoint was saved, start again with --overwrite"
-        super().__init__(f"stopped by {name} at step {step}; {saved}")
+        why = f"stopped: {cause}" if cause else f"stopped by {signal.Signals(signum).name} at step {step}"
+        super().__init__(f"{why}; {saved}")
 
 
 class StopOnSignal:
@@ -89,3 +93,25 @@ class StopOnSignal:
 
         flags = accelerator.gather(torch.tensor([float(asked)], device=accelerator.device))
         return bool(flags.max().item())
+
+
+def disk_full(exc: BaseException, output_dir: Path) -> str | None:
+    """The cause to give :class:`RunInterrupted` when ``exc`` (or an exception it came from) is a full disk
+    or quota, else None: ``OSError`` ENOSPC/EDQUOT from Python's own writes; safetensors'
+    ``SafetensorError`` and torch's ``PytorchStreamWriter`` say it in their message only."""
+    seen: set[int] = set()
+    error: BaseException | None = exc
+    while error is not None and id(error) not in seen:
+        seen.add(id(error))
+        text = str(error)
+        full = isinstance(error, OSError) and error.errno in (errno.ENOSPC, errno.EDQUOT)
+        if full or any(
+            m in text for m in ("No space left on device", "Disk quota exceeded", "file write failed")
+        ):
+            first = text.strip().splitlines()[0][:300] if text.strip() else ""
+            return (
+                f"the disk holding training.output_dir {str(output_dir)!r} is full ({type(error).__name__}: "
+                f"{first}); free space there (a torn checkpoint is skipped on resume)"
+            )
+        error = error.__cause__ or error.__context__
+    return None

@@ -5,15 +5,25 @@ fresh run into a folder that holds them is refused unless ``--overwrite`` (repla
 (continue) says what to do. ``--resume`` continues from the last *complete* ``checkpoint-N``: a save cut
 by SIGKILL leaves a torn folder (an empty ``config.json``, a truncated ``optimizer.pt``, no
 ``trainer_state.json``), which is skipped with a warning.
+
+Every other file a run rewrites (``metrics.jsonl`` trimmed on resume, ``summary.json``, ``config.yaml``, the
+plots, ``final_model/``) is written beside its place under a temporary name and renamed over it
+(:func:`atomic_write`, :func:`replace_dir`): a kill leaves the old version or the new one, never a cut one.
+``summary.json`` is written last: a run is complete when it is there and says ``training.steps`` were done
+(:func:`completed_run`); ``--resume`` then changes nothing.
 """
 
 from __future__ import annotations
 
 import json
+import math
+import os
 import re
 import shutil
+import time
 import zipfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +39,62 @@ PLOT_FILES = ("training_curves.png", "advantages.png")
 #: optimizer, scheduler and RNG states): its presence and ``global_step`` mark a finished save
 TRAINER_STATE_FILE = "trainer_state.json"
 _CHECKPOINT = re.compile(r"^checkpoint-(\d+)$")
+#: the suffix of a file or folder being written in place of another (:func:`atomic_path`, :func:`replace_dir`)
+TMP_SUFFIX = ".tmp"
+
+
+# ------------------------------------------------------------------------------------------------
+# Atomic rewrites
+# ------------------------------------------------------------------------------------------------
+@contextmanager
+def atomic_path(path: Path, *, durable: bool = True) -> Iterator[Path]:
+    """A temporary path beside ``path`` to write; renamed over ``path`` (``os.replace``) when the block ends
+    without an error, removed when it raises. ``durable``: the file and its folder are fsynced, so after a
+    crash of the machine too ``path`` holds the old content or the new one."""
+    tmp = path.with_name(f".{path.name}{TMP_SUFFIX}")
+    try:
+        yield tmp
+        if durable:
+            _fsync(tmp)
+        os.replace(tmp, path)
+        if durable:
+            _fsync(path.parent)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def atomic_write(path: Path, data: str | bytes, *, durable: bool = True) -> None:
+    """Replace ``path``'s content with ``data`` (text as UTF-8) through :func:`atomic_path`."""
+    with atomic_path(path, durable=durable) as tmp:
+        tmp.write_bytes(data.encode("utf-8") if isinstance(data, str) else data)
+
+
+def replace_dir(src: Path, dest: Path) -> None:
+    """Put the finished folder ``src`` in place of ``dest`` (files and folder fsynced first).
+
+    A folder cannot be renamed over a non-empty one: the old ``dest`` moves aside to ``dest.old`` first and
+    is removed after, so a kill in between leaves no ``dest`` (a run then is not complete: ``--resume``
+    writes it again) but never a mixed one.
+    """
+    for path in sorted(src.rglob("*")):
+        if path.is_file():
+            _fsync(path)
+    _fsync(src)
+    old = dest.with_name(dest.name + ".old")
+    shutil.rmtree(old, ignore_errors=True)
+    if dest.exists():
+        os.replace(dest, old)
+    os.replace(src, dest)
+    _fsync(dest.parent)
+    shutil.rmtree(old, ignore_errors=True)
+
+
+def _fsync(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -114,9 +180,65 @@ def last_checkpoint(output_dir: Path, warn: Callable[[str], None]) -> str:
     )
 
 
+def completed_run(output_dir: Path, steps: int) -> dict[str, Any] | None:
+    """The ``summary.json`` of a run in ``output_dir`` that finished at least ``steps`` steps (its final
+    model written: the summary is written after it), or None when the run is not complete."""
+    try:
+        summary = json.loads((output_dir / SUMMARY_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    done = summary.get("steps") if isinstance(summary, dict) else None
+    if not isinstance(done, int) or done < steps or not (output_dir / FINAL_MODEL_DIR).is_dir():
+        return None
+    return summary
+
+
 # ------------------------------------------------------------------------------------------------
 # The metrics file
 # ------------------------------------------------------------------------------------------------
+class MetricsLog:
+    """Append-only ``metrics.jsonl``; on resume, lines after the checkpoint's step are dropped first."""
+
+    def __init__(self, path: Path, enabled: bool = True) -> None:
+        self.path = path
+        self.enabled = enabled
+
+    def truncate_after(self, step: int) -> list[str]:
+        """Keep the records up to ``step`` (no summary); returns what was unreadable and dropped.
+
+        A run killed mid-write leaves a torn last line (cut JSON, a NUL-filled tail, cut UTF-8): it is
+        dropped, and the caller warns, instead of failing the resume. The kept records go to a new file
+        renamed over the old one: a kill during the rewrite leaves the whole history.
+        """
+        if not self.enabled or not self.path.is_file():
+            return []
+        records, dropped = parse_metrics(self.path.read_bytes())
+        keep = [r for r in records if r.get("kind") != "summary" and r["step"] <= step]
+        atomic_write(self.path, "".join(json.dumps(r) + "\n" for r in keep))
+        return dropped
+
+    def write(self, kind: str, step: int, values: Mapping[str, Any]) -> None:
+        if not self.enabled:
+            return
+        record = {"kind": kind, "step": int(step), "time": round(time.time(), 3)}
+        record.update({k: _jsonable(v) for k, v in values.items()})
+        with self.path.open("a", encoding="utf-8") as f:
+            f.write(json.dumps(record) + "\n")
+
+    def read(self) -> list[dict[str, Any]]:
+        if not self.path.is_file():
+            return []
+        return parse_metrics(self.path.read_bytes())[0]
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if hasattr(value, "item"):
+        return _jsonable(value.item())
+    return value
+
+
 def parse_metrics(data: bytes) -> tuple[list[dict[str, Any]], list[str]]:
     """The records of ``metrics.jsonl``, and a note for each line that is not one (a torn write: cut
     JSON, cut UTF-8, a NUL-filled tail)."""
@@ -187,6 +309,7 @@ def prepare_output_dir(output_dir: Path, *, resume: bool, overwrite: bool) -> No
             shutil.rmtree(old)
         for name in (METRICS_FILE, SUMMARY_FILE, *PLOT_FILES):
             (output_dir / name).unlink(missing_ok=True)
-        shutil.rmtree(output_dir / FINAL_MODEL_DIR, ignore_errors=True)
+        for name in (FINAL_MODEL_DIR, FINAL_MODEL_DIR + TMP_SUFFIX, FINAL_MODEL_DIR + ".old"):
+            shutil.rmtree(output_dir / name, ignore_errors=True)
     # initial_model is rebuilt from the current model.tiny spec; warm_start/ is keyed by its settings and kept
     shutil.rmtree(output_dir / INITIAL_MODEL_DIR, ignore_errors=True)

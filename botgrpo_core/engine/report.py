@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from botgrpo_core.config.models import RunConfig
     from botgrpo_core.config.presets import Preset
-from botgrpo_core.engine.outputs import FINAL_MODEL_DIR, METRICS_FILE
+from botgrpo_core.engine.outputs import FINAL_MODEL_DIR, METRICS_FILE, atomic_path
 
 
 def _summary(
@@ -89,7 +89,8 @@ def write_plots(output_dir: Path, records: Sequence[Mapping[str, Any]]) -> list[
     for name, draw in (("training_curves.png", _draw_curves), ("advantages.png", _draw_advantages)):
         fig = draw(plt, train, evals)
         fig.tight_layout()
-        fig.savefig(output_dir / name, dpi=110)
+        with atomic_path(output_dir / name) as tmp:  # a kill mid-write leaves the old plot, not a cut one
+            fig.savefig(tmp, dpi=110, format="png")
         plt.close(fig)
         paths.append(str(output_dir / name))
     return paths

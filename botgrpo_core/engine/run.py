@@ -13,17 +13,21 @@ before, during and after, and writes into ``training.output_dir``:
 - ``training_curves.png`` and ``advantages.png``; ``summary.json``.
 
 An earlier run in that folder is never deleted implicitly (``resume`` continues it, ``overwrite`` replaces
-it, otherwise the run is refused), and SIGINT/SIGTERM stop it at a step boundary after a checkpoint
-(:mod:`botgrpo_core.engine.interrupt`).
+it, otherwise the run is refused), one run at a time trains there (:mod:`botgrpo_core.engine.run_lock`),
+SIGINT/SIGTERM stop it at a step boundary after a checkpoint (:mod:`botgrpo_core.engine.interrupt`), and a
+full disk stops it with the checkpoint to resume from. Files are rewritten by rename, never in place
+(:func:`~botgrpo_core.engine.outputs.atomic_write`). ``resume`` of a complete run changes nothing; of a run
+whose last checkpoint is its last step, it trains no step and writes the final model from that checkpoint.
 
 The benchmarks call :func:`run_training` once per (method, seed) with a ready model folder.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
-import math
 import os
+import shutil
 import signal
 import sys
 import time
@@ -38,69 +42,32 @@ if TYPE_CHECKING:
     from botgrpo_core.rewards.mixture import RewardMixture
 from botgrpo_core.engine.data import RunData, check_rows, load_data, to_trainer_rows
 from botgrpo_core.engine.evaluation import evaluate
-from botgrpo_core.engine.interrupt import RunInterrupted, StopOnSignal
+from botgrpo_core.engine.interrupt import RunInterrupted, StopOnSignal, disk_full
 from botgrpo_core.engine.model import load_model, prepare_model_dir
 from botgrpo_core.engine.outputs import (
     FINAL_MODEL_DIR,
     METRICS_FILE,
     SUMMARY_FILE,
+    TMP_SUFFIX,
+    MetricsLog,
+    atomic_write,
     check_output_dir,
     checkpoint_problem,
     checkpoints,
+    completed_run,
     last_checkpoint,
-    parse_metrics,
     prepare_output_dir,
+    replace_dir,
 )
 from botgrpo_core.engine.report import _summary, format_report, write_plots
+from botgrpo_core.engine.run_lock import OutputDirLock
 from botgrpo_core.engine.setup import build_mixture, resolve_preset
 from botgrpo_core.engine.trl_args import grpo_args, quiet_library_deprecations
 
 
 # ------------------------------------------------------------------------------------------------
-# Metrics file, callbacks
+# Callbacks
 # ------------------------------------------------------------------------------------------------
-class MetricsLog:
-    """Append-only ``metrics.jsonl``; on resume, lines after the checkpoint's step are dropped first."""
-
-    def __init__(self, path: Path, enabled: bool = True) -> None:
-        self.path = path
-        self.enabled = enabled
-
-    def truncate_after(self, step: int) -> list[str]:
-        """Keep the records up to ``step`` (no summary); returns what was unreadable and dropped.
-
-        A run killed mid-write leaves a torn last line (cut JSON, a NUL-filled tail, cut UTF-8): it is
-        dropped, and the caller warns, instead of failing the resume.
-        """
-        if not self.enabled or not self.path.is_file():
-            return []
-        records, dropped = parse_metrics(self.path.read_bytes())
-        keep = [r for r in records if r.get("kind") != "summary" and r["step"] <= step]
-        self.path.write_text("".join(json.dumps(r) + "\n" for r in keep), encoding="utf-8")
-        return dropped
-
-    def write(self, kind: str, step: int, values: Mapping[str, Any]) -> None:
-        if not self.enabled:
-            return
-        record = {"kind": kind, "step": int(step), "time": round(time.time(), 3)}
-        record.update({k: _jsonable(v) for k, v in values.items()})
-        with self.path.open("a", encoding="utf-8") as f:
-            f.write(json.dumps(record) + "\n")
-
-    def read(self) -> list[dict[str, Any]]:
-        if not self.path.is_file():
-            return []
-        return parse_metrics(self.path.read_bytes())[0]
-
-
-def _jsonable(value: Any) -> Any:
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if hasattr(value, "item"):
-        return _jsonable(value.item())
-    return value
-
-
 def _callbacks(
     ctx: _RunContext,
 ) -> list[Any]:
@@ -234,16 +201,45 @@ def run_training(
         signal came during the training loop); the message says how to continue.
     """
     start = time.time()
+    log = log or _stderr
+    output_dir = Path(config.training.output_dir)
+    is_main = int(os.environ.get("RANK", "0")) == 0
+    # one run per folder: the main process holds its lock until the run ends (refused: nothing touched)
+    with OutputDirLock(output_dir, log) if is_main else contextlib.nullcontext():
+        check_output_dir(output_dir, resume=resume, overwrite=overwrite)  # every rank raises alike
+        done = completed_run(output_dir, config.training.steps) if resume else None
+        if done is not None:
+            if is_main:
+                log(
+                    f"training.output_dir {str(output_dir)!r} holds a complete run ({done['steps']} steps, "
+                    f"training.steps {config.training.steps}; its final_model and summary.json are written): "
+                    "nothing to resume, nothing was changed. To train further, raise training.steps "
+                    "(--set training.steps=N --resume); to start again, --overwrite"
+                )
+            return done
+        return _run(
+            config, output_dir, is_main, start, overrides, resume, overwrite, callbacks, log, progress
+        )
+
+
+def _run(
+    config: RunConfig,
+    output_dir: Path,
+    is_main: bool,
+    start: float,
+    overrides: Sequence[str],
+    resume: bool,
+    overwrite: bool,
+    callbacks: Sequence[Any],
+    log: Callable[[str], None],
+    progress: bool,
+) -> dict[str, Any]:
+    """:func:`run_training` once the folder is this run's: set up, train, finish."""
     from transformers.utils import logging as hf_logging
 
     hf_logging.disable_progress_bar()  # "Writing model shards" bars at every checkpoint
-    log = log or _stderr
     _set_threads(config)
-    output_dir = Path(config.training.output_dir)
-    is_main = int(os.environ.get("RANK", "0")) == 0
     owns_group = not _process_group_initialized()  # else the caller's: left for it to destroy
-
-    check_output_dir(output_dir, resume=resume, overwrite=overwrite)  # every rank raises alike
     setup = _checked_setup(config, log if is_main else _silent)
     resume_from = last_checkpoint(output_dir, log if is_main else _silent) if resume else None
     with StopOnSignal(log) as stop:
@@ -266,6 +262,12 @@ def run_training(
                 return summary
         except KeyboardInterrupt:
             setup.mixture.close()
+        except Exception as exc:
+            cause = disk_full(exc, output_dir)
+            if cause is None:
+                raise
+            setup.mixture.close()
+            raise _interrupted(0, output_dir, cause) from exc
         raise _interrupted(stop.signum or signal.SIGINT, output_dir) from None
 
 
@@ -288,14 +290,18 @@ def _finish(
     """After the last step: the final model, the plots and ``summary.json`` (main process); the summary."""
     output_dir = Path(ctx.config.training.output_dir)
     if ctx.is_main:
-        ctx.trainer.save_model(str(output_dir / FINAL_MODEL_DIR))
+        # summary.json, written last, marks the run complete; every file before it goes in by rename
+        tmp = output_dir / (FINAL_MODEL_DIR + TMP_SUFFIX)
+        shutil.rmtree(tmp, ignore_errors=True)
+        ctx.trainer.save_model(str(tmp))
+        replace_dir(tmp, output_dir / FINAL_MODEL_DIR)
     steps_done = int(ctx.trainer.state.global_step) if ctx.trainer else 0
     summary = _summary(ctx.config, setup.preset, ctx.evals, steps_done, start, overrides)
     summary["model_prep_s"] = round(model_s, 1)
     if ctx.is_main:
         if ctx.config.training.plots:
             summary["plots"] = write_plots(output_dir, ctx.metrics.read())
-        (output_dir / SUMMARY_FILE).write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+        atomic_write(output_dir / SUMMARY_FILE, json.dumps(summary, indent=2) + "\n")
         ctx.log(format_report(summary))
     return summary
 
@@ -312,11 +318,11 @@ def _silent(message: str) -> None:
     """Where the other processes' copies of the main process's warnings go."""
 
 
-def _interrupted(signum: int, output_dir: Path) -> RunInterrupted:
+def _interrupted(signum: int, output_dir: Path, cause: str | None = None) -> RunInterrupted:
     """The :class:`RunInterrupted` for a stop now: the last complete checkpoint, if any, is where to resume."""
     found = [(s, p) for s, p in checkpoints(output_dir) if checkpoint_problem(p, s) is None]
     step = found[-1][0] if found else 0
-    return RunInterrupted(signum, step, found[-1][1].name if found else None)
+    return RunInterrupted(signum, step, found[-1][1].name if found else None, cause)
 
 
 def _checked_setup(config: RunConfig, log: Callable[[str], None]) -> _Setup:
@@ -355,13 +361,13 @@ def _start_metrics(
     run_data.eval = to_trainer_rows(run_data.eval, config)
     if is_main:
         resolved = config.model_dump(mode="json")
-        (output_dir / "config.yaml").write_text(yaml.safe_dump(resolved, sort_keys=False), encoding="utf-8")
+        atomic_write(output_dir / "config.yaml", yaml.safe_dump(resolved, sort_keys=False))
     metrics = MetricsLog(output_dir / METRICS_FILE, enabled=is_main)
     ctx = _RunContext(
         config, metrics, run_data, setup.mixture, tokenizer, model=model, log=log, is_main=is_main
     )
     if last_checkpoint is not None:
-        step = int(Path(last_checkpoint).name.split("-")[-1])
+        step = _step_of(last_checkpoint)
         for dropped in metrics.truncate_after(step):
             log(f"warning: {metrics.path}: dropped {dropped}, torn by an interrupted write")
         ctx.evals = {r["step"]: r for r in metrics.read() if r["kind"] == "eval"}
@@ -409,6 +415,15 @@ def _train(
     While the loop runs, a first SIGINT/SIGTERM means "save at the end of this step and stop" (``stop``).
     """
     t, preset = ctx.config.training, setup.preset
+    if last_checkpoint is not None and _step_of(last_checkpoint) >= t.steps:
+        # HF's loop would train one more step: the run is at its end, only its final files are missing
+        ctx.log(
+            f"{Path(last_checkpoint).name} is the run's last step (training.steps {t.steps}): no step to "
+            "train; writing the final model from it"
+        )
+        _restore(ctx.trainer, last_checkpoint)
+        setup.mixture.close()
+        return
     if progress and ctx.is_main:
         from tqdm.auto import tqdm
 
@@ -426,3 +441,18 @@ def _train(
         if ctx.bar is not None:
             ctx.bar.close()
         setup.mixture.close()
+
+
+def _step_of(checkpoint: str) -> int:
+    """The step of a ``checkpoint-N`` folder."""
+    return int(Path(checkpoint).name.split("-")[-1])
+
+
+def _restore(trainer: Any, checkpoint: str) -> None:
+    """The trainer as ``train()`` leaves it after the checkpoint's step: its weights and its state."""
+    from transformers import TrainerState
+
+    from botgrpo_core.engine.outputs import TRAINER_STATE_FILE
+
+    trainer._load_from_checkpoint(checkpoint)
+    trainer.state = TrainerState.load_from_json(str(Path(checkpoint) / TRAINER_STATE_FILE))
