@@ -64,6 +64,14 @@ class SignalConfig(RunFileModel):
         description="worker processes for this signal (0 = in the trainer's process; null: 0, or for a "
         "signal with its own processes the plugin's default, e.g. sympy.*: 2, jsx.*: auto, up to 2)",
     )
+    batch_timeout_s: float | None = Field(
+        None,
+        gt=0,
+        le=86400,
+        description="deadline of one batch's samples as a whole in the core's worker pool (workers > 0; null: "
+        "none): samples still running then are killed, the rest not started, all time out; a signal with "
+        "its own processes has its own (e.g. jsx.renders params.batch_timeout_s)",
+    )
     placement: Literal["span", "last"] = Field(
         "span", description="local signals: value on every token of a span, or only on its last token"
     )

@@ -73,6 +73,14 @@ class _SignalRunner:
         self._cache_size = config.cache_size
         self._params_key = params.model_dump_json()
         self._warned: set[str] = set()  # scorer methods that raised (one warning each)
+        if config.batch_timeout_s is not None and not self._in_core_pool():
+            from botgrpo_core.config.errors import ConfigError
+
+            raise ConfigError(
+                f"{path}.batch_timeout_s: bounds the core's worker pool, which {self.spec.name!r} does not use "
+                "(it scores in the trainer's process, or runs processes of its own: see its params); set "
+                f"{path}.workers above 0 or remove the key"
+            )
 
     # scorer construction is lazy: heavy plugins load their models on first use
     def _score_raw(self, samples: list[Sample]) -> list[Any]:
@@ -87,6 +95,7 @@ class _SignalRunner:
                     memory_mb=memory_mb,
                     initializer=_init_worker_scorer,
                     initargs=(self.spec.make_scorer, self.params),
+                    batch_timeout_s=self.config.batch_timeout_s,
                 )
             try:
                 return self._pool.map(samples)

@@ -98,3 +98,28 @@ def test_warn_trains_on_and_says_so(tmp_path, arith_plugin) -> None:  # noqa: F8
     assert [r["step"] for r in _records(tmp_path)] == [1, 2]
     warned = [m for m in messages if "rewards.on_signal_failure" in m]
     assert len(warned) == 2 and all("action warn" in m for m in warned)
+
+
+def test_the_core_pools_batch_deadline_is_a_signal_key() -> None:
+    """Issue 26 finding 7 for signals in the core's pool: rewards.signals[i].batch_timeout_s bounds the batch."""
+    from signal_fixtures import TestPlugin
+
+    from botgrpo_core.config.errors import ConfigError
+    from botgrpo_core.config.models import RewardsConfig
+    from botgrpo_core.rewards.mixture import RewardMixture
+    from botgrpo_core.signals.manager import PluginManager
+    from botgrpo_core.signals.testing import make_samples
+
+    manager = PluginManager(entry_points=[])
+    manager.register(TestPlugin(), name="test")
+    pooled = {"name": "test.dot", "workers": 1, "timeout_s": 60, "batch_timeout_s": 0.5}
+    with RewardMixture(RewardsConfig(alpha=1.0, beta=0.0, signals=[pooled]), manager) as mix:
+        out = mix.score_batch(make_samples(["a.", "hang", "b."]))  # "hang" spins: only a kill ends it
+    assert out.outcome.tolist() == [1.0, 0.0, 0.0]  # "b." waited behind it and was not started
+    assert out.metrics["signals/test.dot/timeout_frac"] == pytest.approx(2 / 3)
+    assert "batch_timeout_s=0.5" in str(out.signals["test.dot"].results[2])
+    in_process = {"name": "test.dot", "batch_timeout_s": 0.5}
+    with pytest.raises(
+        ConfigError, match=r"rewards.signals\[0\].batch_timeout_s: bounds the core's worker pool"
+    ):
+        RewardMixture(RewardsConfig(alpha=1.0, beta=0.0, signals=[in_process]), manager)
