@@ -67,9 +67,14 @@ format: install
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
 
-test: lint $(VERL_STAMP)
-	$(BIN)/python -m pytest -q -p no:cacheprovider
-	$(VERL_BIN)/python -m pytest -q -p no:cacheprovider $(VERL_DIR)/tests
+# The verl venv installs in the background while the main suite runs (pip waits on the network and unpacks on
+# the other core; reused while its stamp is newer than its inputs); its tests run after the main suite.
+test: lint
+	@make --no-print-directory -f $(firstword $(MAKEFILE_LIST)) install-verl > $(VERL_VENV).log 2>&1 & verl=$$!; \
+	$(BIN)/python -m pytest -q -p no:cacheprovider; status=$$?; \
+	if ! wait $$verl; then cat $(VERL_VENV).log; echo "make install-verl failed (its log above)"; exit 1; fi; \
+	$(VERL_BIN)/python -m pytest -q -p no:cacheprovider $(VERL_DIR)/tests || status=1; \
+	exit $$status
 
 demo: install
 	$(BIN)/botgrpo bench benchmarks/bench_regimes.yaml --quick --output runs/demo
@@ -81,4 +86,4 @@ bench: install
 	$(BIN)/python benchmarks/aggregation.py
 
 clean:
-	rm -rf $(VENV) $(VERL_VENV) runs .pytest_cache
+	rm -rf $(VENV) $(VERL_VENV) $(VERL_VENV).log runs .pytest_cache
