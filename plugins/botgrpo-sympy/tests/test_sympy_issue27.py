@@ -124,6 +124,12 @@ def _values(prompt: str, completion: str) -> list[int]:
             [0, 1, 1],
         ),
         (
+            "an equation in an unknown after an identity",
+            "",
+            "(K+6)+K = 2K+6 = 30\n2K = 24\nK = 12\n2K = 26",
+            [1, 1, 1, -1],  # the identity link +1, the equation 0; the twin refuted right after K = 12
+        ),
+        (
             "a percent sign between numbers",
             "",
             "He saves 40/100%500 = 200 dollars.\n40/100*500 = 250",
