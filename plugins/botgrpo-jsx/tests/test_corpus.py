@@ -10,9 +10,9 @@ import random
 from pathlib import Path
 
 import pytest
+from jsx_testing.mutations import EXPECTED_RULE, KINDS, covers, mutate
 
 from botgrpo_core.signals import Sample
-from jsx_testing.mutations import EXPECTED_RULE, KINDS, covers, mutate
 from botgrpo_jsx.params import CompilesParams, RulesParams, SyntaxParams
 from botgrpo_jsx.plugin import make_compiles, make_rules, make_syntax
 

@@ -161,8 +161,9 @@ def test_the_walks_shortcut_for_plain_nodes_finds_what_enter_would(monkeypatch) 
     import random
     from pathlib import Path
 
-    from botgrpo_jsx import walk as walk_module
     from jsx_testing.mutations import KINDS, mutate
+
+    from botgrpo_jsx import walk as walk_module
     from botgrpo_jsx.treesitter import parse
 
     def facts(parsed):  # type: ignore[no-untyped-def]
