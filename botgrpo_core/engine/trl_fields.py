@@ -151,7 +151,9 @@ GRPO_FIELDS: dict[str, FieldRule] = {
         PASSED, "keeps a token when A[i, t] >= 0 or its rollout's KL is low"
     ),
     "use_bias_correction_kl": _P,
-    "log_completions": _P,
+    "log_completions": FieldRule(
+        PASSED, "its table's advantage column is TRL's own (B,) one, computed before botgrpo replaces it"
+    ),
     "log_multimodal": _P,
     "num_completions_to_print": _P,
     "log_unique_prompts": _P,
