@@ -89,29 +89,47 @@ def test_section_keys_round_trip() -> None:
     assert page.prompt == "S: export page Todo: list title; state 3\n"
 
 
-def test_local_signals_blame_the_broken_section_only() -> None:
-    """On a five-section page, every section error's jsx.syntax and jsx.rules spans fall on that section's
-    line (a state section: also its hook line and the props line), never on another section: the local
-    credit the length axis is about."""
+@pytest.mark.parametrize("n_errors", [1, 2, 3, 5])
+def test_local_signals_blame_the_broken_section_only(n_errors: int) -> None:
+    """On five-section pages with 1, 2, 3 or 5 section errors, the jsx.syntax and jsx.rules spans fall on
+    the broken sections' lines only (a state section: also its hook line and the props line), and each
+    broken section gets one; so do jsx.units' -1 spans: the local credit the length axis is about (error
+    recovery after a page's first error must not blame the sections after it)."""
+    import random
+
     from botgrpo_core.signals import Sample
-    from botgrpo_jsx.params import RulesParams, SyntaxParams
-    from botgrpo_jsx.scorers import RulesScorer, SyntaxScorer
+    from botgrpo_jsx.params import RulesParams, SyntaxParams, UnitsParams
+    from botgrpo_jsx.scorers import RulesScorer, SyntaxScorer, UnitsScorer
 
     task = ReactTask(ReactParams(sections=(5, 5)))
     rules, syntax = RulesScorer(RulesParams(workers=0)), SyntaxScorer(SyntaxParams(workers=0))
+    units = UnitsScorer(UnitsParams(workers=0))
+    rng = random.Random(n_errors)
     for row in task.train_rows(4, seed=7):
         spec = task.parse_row(row)
         hooks = sum(x.kind == "state" for x in spec.sections)
-        cases = [(i, e) for i, s in enumerate(spec.sections) for e in SECTION_ERRORS[s.kind]]
-        codes = [render_page(spec, {i: e.lstrip("*")}) for i, e in cases]
+        owned = []  # the (1-based) lines of each section, after the header, hook line(s) and `return <div>`
+        for i, x in enumerate(spec.sections):
+            owned.append({3 + hooks + i} | ({1, 2} if x.kind == "state" else set()))
+        if n_errors == 1:  # every error of every section alone, as before
+            drawn = [{i: e.lstrip("*")} for i, x in enumerate(spec.sections) for e in SECTION_ERRORS[x.kind]]
+        else:
+            drawn = [
+                {
+                    i: rng.choice(SECTION_ERRORS[spec.sections[i].kind]).lstrip("*")
+                    for i in rng.sample(range(5), n_errors)
+                }
+                for _ in range(3)
+            ]
+        codes = [render_page(spec, errors) for errors in drawn]
         samples = [Sample(prompt=row["prompt"], completion=c, row=dict(row)) for c in codes]
-        for (i, error), code, r, s in zip(
-            cases, codes, rules.score(samples), syntax.score(samples), strict=True
-        ):
-            spans = list(r) + list(s)
-            assert spans, (error, code)
-            allowed = {3 + hooks + i}  # after the header, the hook line(s) and `return <div>`
-            if spec.sections[i].kind == "state":
-                allowed |= {1, 2}
-            lines = {code.count("\n", 0, span.start) + 1 for span in spans}
-            assert lines <= allowed, (error, lines, code)
+        scored = zip(
+            drawn, codes, rules.score(samples), syntax.score(samples), units.score(samples), strict=True
+        )
+        for errors, code, r, s, u in scored:
+            broken = set().union(*(owned[i] for i in errors))
+            lines = {code.count("\n", 0, span.start) + 1 for span in list(r) + list(s)}
+            flagged = {code.count("\n", 0, span.start) + 1 for span in u if span.value < 0}
+            assert lines <= broken and flagged <= broken, (errors, lines, flagged, code)
+            for i in errors:  # and each broken section gets a span, and a -1 from jsx.units
+                assert lines & owned[i] and flagged & owned[i], (i, errors, lines, flagged, code)
