@@ -234,3 +234,59 @@ def test_sequence_ratio_with_token_estimator_is_refused_with_the_reason(tmp_path
         BoTGRPOTrainer(
             model, [digits], _config(tmp_path, loss_type="luspo", importance_sampling_level="sequence")
         )
+
+
+TRL_SCRIPT = """
+import torch
+from datasets import Dataset
+from peft import LoraConfig
+from transformers import TrainerCallback
+from trl import GRPOTrainer
+
+from botgrpo_core.engine.tiny import build_tiny_model, char_tokenizer, save_pretrained
+
+torch.set_num_threads(1)
+tokenizer = char_tokenizer()
+save_pretrained(build_tiny_model(tokenizer, seed=0), tokenizer, "tiny-model")  # stands in for a hub id
+
+
+def reward_len(completions, **kwargs):
+    return [-abs(8 - len(completion)) for completion in completions]
+
+
+class StopAfterTwoSteps(TrainerCallback):
+    def on_step_end(self, args, state, control, **kwargs):
+        control.should_training_stop = state.global_step >= 2
+
+
+dataset = Dataset.from_list([{"prompt": f"Q: {a}+1="} for a in range(4)])
+trainer = GRPOTrainer(
+    "tiny-model",
+    reward_len,
+    train_dataset=dataset,
+    peft_config=LoraConfig(r=8, target_modules=["q_proj", "v_proj"]),
+    callbacks=[StopAfterTwoSteps()],
+)
+trainer.train()
+print("TRAINED", type(trainer).__name__, trainer.state.global_step, type(trainer.model).__name__)
+"""
+
+
+@pytest.mark.slow
+def test_a_trl_script_trains_by_changing_the_import_and_the_class_name(tmp_path: Path) -> None:
+    """TRL's documented style in one script (model by name, positional reward function, no ``args``, LoRA),
+    run in a fresh interpreter with only the import line and the class name changed."""
+    import os
+    import subprocess
+    import sys
+
+    script = TRL_SCRIPT.replace("from trl import GRPOTrainer", "from botgrpo_core import BoTGRPOTrainer")
+    script = script.replace("GRPOTrainer(\n", "BoTGRPOTrainer(\n")
+    assert script.count("BoTGRPOTrainer") == 2 and len(script.splitlines()) == len(TRL_SCRIPT.splitlines())
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "OMP_NUM_THREADS": "1", "TOKENIZERS_PARALLELISM": "false"}
+    done = subprocess.run(
+        [sys.executable, "-c", script], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600
+    )
+    assert done.returncode == 0, done.stderr[-4000:]
+    assert "TRAINED BoTGRPOTrainer 2 PeftModel" in done.stdout
+    assert (tmp_path / "tiny-model-GRPO").is_dir()  # TRL's default output_dir
