@@ -115,9 +115,8 @@ class RewardMixture:
 
         self.config = config
         manager = manager or get_plugin_manager()
-        register_file_signals(
-            config.signals, manager
-        )  # a signal with a path (done at load; again for this manager)
+        # a signal with a path: registered when the run file was checked, again here for this manager
+        register_file_signals(config.signals, manager)
         self.runners: list[_SignalRunner] = []
         for i, signal in enumerate(config.signals):
             path = f"rewards.signals[{i}]"
