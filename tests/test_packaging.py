@@ -168,11 +168,11 @@ def test_recorded_dry_runs_resolved_inside_trls_ranges() -> None:
     """The recorded ``pip install --dry-run --report`` of the cases of ``scripts/check_extras.py`` (rerun it
     after changing a bound), re-checked against the installed TRL's ranges. Each case downloads the wheels
     pip cannot read metadata of (torch's CUDA build, vLLM: 10+ GB, 12-16 min here), so the record may hold
-    some of the cases (``cases_not_recorded`` lists the rest); the judge's vLLM extra, the issue's, must be there."""
+    some of the cases (``cases_not_recorded`` lists the rest); the two vLLM extras (the core's, the judge's) must be there."""
     checker = _check_extras()
     record = json.loads(RECORD.read_text(encoding="utf-8"))
     assert record["trl"] == checker.metadata.version("trl")
-    assert {"judge-vllm"} <= set(record["cases"]) <= set(checker.CASES)
+    assert {"judge-vllm", "core-trl-vllm"} <= set(record["cases"]) <= set(checker.CASES)
     ranges = checker.trl_ranges()
     for name, case in record["cases"].items():
         assert case["pip_args"] == checker.CASES[name], "rerun scripts/check_extras.py: the case changed"
