@@ -170,3 +170,16 @@ def test_validate_says_model_peft_needs_peft(tmp_path: Path) -> None:
     )
     assert done.returncode == 2
     assert 'model.peft needs the peft package: pip install "botgrpo-core[peft]"' in done.stderr
+
+
+def test_validate_says_report_to_needs_its_package(tmp_path: Path) -> None:
+    """wandb is not installed here (nor in make test's venv): validate names it; tensorboard is."""
+    if not missing_modules(["wandb"]):
+        pytest.skip("wandb is installed here")
+    (tmp_path / "run.yaml").write_text(
+        RUN + "training:\n  report_to: [tensorboard, wandb]\n", encoding="utf-8"
+    )
+    done = _without_extra("validate", "run.yaml", cwd=tmp_path)
+    assert done.returncode == 2
+    assert "training.report_to: wandb needs the wandb package: pip install wandb" in done.stderr
+    assert "tensorboard needs" not in done.stderr

@@ -2,7 +2,7 @@
 
 - the data files the run reads (``data.path``, ``data.eval_path``) exist and are of the kind ``data.source``
   reads, relative to the current folder as ``botgrpo train`` reads them;
-- the packages a setting needs are installed (``model.peft``: peft);
+- the packages a setting needs are installed (``model.peft``: peft; each ``training.report_to``);
 - the batch splits over the processes of the launch: ``WORLD_SIZE`` (set by ``torchrun`` / ``accelerate
   launch``, or by hand: ``WORLD_SIZE=8 botgrpo validate RUN.yaml``), else one process. The rule is the
   trainer's own (:func:`botgrpo_core.engine.trl_args.per_device_batch`), so validate and train agree.
@@ -48,12 +48,23 @@ def data_problems(config: RunConfig) -> list[str]:
 
 
 def package_problems(config: RunConfig) -> list[str]:
-    """The packages a setting needs that are not installed (``model.peft``: peft)."""
+    """The packages a setting needs that are not installed (``model.peft``: peft; ``training.report_to``:
+    tensorboard, wandb, trackio)."""
     from botgrpo_core.cli.extras import missing_modules
 
+    problems = []
     if config.model.peft is not None and missing_modules(["peft"]):
-        return ['model.peft needs the peft package: pip install "botgrpo-core[peft]"']
-    return []
+        problems.append('model.peft needs the peft package: pip install "botgrpo-core[peft]"')
+    report_to = config.training.report_to if isinstance(config.training.report_to, list) else []
+    for integration in report_to:
+        # transformers' TensorBoard callback takes tensorboard or tensorboardX
+        modules = ["tensorboard", "tensorboardX"] if integration == "tensorboard" else [integration]
+        if len(missing_modules(modules)) == len(modules):
+            problems.append(
+                f"training.report_to: {integration} needs the {integration} package: pip install {integration} "
+                "(or remove it from training.report_to)"
+            )
+    return problems
 
 
 def batch_split(config: RunConfig) -> tuple[str | None, str | None]:
