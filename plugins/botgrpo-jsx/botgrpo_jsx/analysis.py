@@ -253,12 +253,15 @@ def unit_spans(
     for v in rule_violations(parsed, params, requirement, in_broken_units=False):
         if params.rules or v.rule == "unclosed_tag":  # a mismatched closing tag: esbuild rejects it
             _attribute(units, v.start, v.rule, reasons)
-    marks = []
+    spans = []  # units are disjoint runs of lines: no overlap to resolve
     for unit, why in zip(units, reasons, strict=True):
         value = params.fail_value if why else params.pass_value
         meta = {"unit": unit.kind, "verdict": ", ".join(dict.fromkeys(why)) if why else "ok"}
-        marks += [Mark(view.to_completion(a), view.to_completion(b), value, meta) for a, b in unit.ranges]
-    return disjoint(marks)
+        spans += [
+            Span(view.to_completion(a), view.to_completion(b), value, meta) for a, b in unit.ranges if b > a
+        ]
+    spans.sort(key=lambda s: s.start)
+    return spans
 
 
 def _attribute(units: list[Unit], index: int, reason: str, reasons: list[list[str]]) -> None:
