@@ -9,11 +9,13 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from botgrpo_core.config.errors import (
+    MAX_LISTED,
     ConfigError,
     OutcomeDominanceWarning,
     _path,
     bounded_repr,
     format_validation_error,
+    more_errors,
 )
 from botgrpo_core.config.models import RewardsConfig, RunConfig, SignalConfig
 from botgrpo_core.config.sections import scalar_problems
@@ -111,7 +113,8 @@ def validate_params(registered: Any, signal: SignalConfig, path: str) -> BaseMod
     except ValidationError as exc:
         lines = [f"{path}.params: invalid params for {who}:"]
         fields = sorted(spec.params_model.model_fields)
-        for err in exc.errors():
+        errors = exc.errors()
+        for err in errors[:MAX_LISTED]:
             key = _path(tuple(err["loc"]))
             got = f"got {bounded_repr(err.get('input'))}"
             if err["type"] == "extra_forbidden":
@@ -122,7 +125,7 @@ def validate_params(registered: Any, signal: SignalConfig, path: str) -> BaseMod
                 lines.append(f"  - {path}.{key}: {err['msg']} ({got}; {signal.name} runs its own processes)")
             else:
                 lines.append(f"  - {path}.params.{key}: {err['msg']} ({got})")
-        raise ConfigError("\n".join(lines)) from None
+        raise ConfigError("\n".join(lines + more_errors(len(errors)))) from None
 
 
 def _refuse_pool_params(signal: SignalConfig, path: str, who: str) -> None:

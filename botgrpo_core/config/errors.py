@@ -25,6 +25,8 @@ class OutcomeDominanceWarning(UserWarning):
 _REPR = reprlib.Repr()  # keyword arguments need Python 3.12
 _REPR.maxlevel, _REPR.maxlist, _REPR.maxdict = 2, 4, 4
 _REPR.maxstring, _REPR.maxother, _REPR.maxlong = 60, 60, 40
+#: most errors one message lists (the others are counted)
+MAX_LISTED = 20
 
 
 def bounded_repr(value: Any, limit: int = 80) -> str:
@@ -92,7 +94,8 @@ def format_validation_error(
     """One line per error of ``exc``, validating a ``what`` (``model``) read from ``source``: the key path,
     what is wrong and the fix (the nearest valid key for an unknown one; ``docs`` for the rest)."""
     lines = [f"{source}: invalid {what}"]
-    for err in exc.errors():
+    errors = exc.errors()
+    for err in errors[:MAX_LISTED]:
         loc = tuple(err["loc"])
         path = _path(loc)
         if err["type"] == "extra_forbidden":
@@ -110,4 +113,10 @@ def format_validation_error(
             shown = bounded_repr(value) if not isinstance(value, dict) else "{...}"
             message = err["msg"].removeprefix("Value error, ")  # a validator's own sentence
             lines.append(f"  - {path}: {message} (got {shown}); fix the value (see {docs})")
-    return "\n".join(lines)
+    return "\n".join(lines + more_errors(len(errors)))
+
+
+def more_errors(count: int) -> list[str]:
+    """The closing line of an error list cut at :data:`MAX_LISTED` (50,000 unknown keys: 20 lines, not
+    50,000, and no nearest-key search for the rest)."""
+    return [f"  - ... and {count - MAX_LISTED:,} more errors; fix these first"] if count > MAX_LISTED else []

@@ -257,17 +257,53 @@ class TrainingConfig(RunFileModel):
     @classmethod
     def _creatable(cls, path: Path) -> Path:
         """Fail at validation, not after the model is built: the nearest existing parent must be a
-        writable folder (``/dev/null/x`` is not)."""
-        existing = path
-        while not existing.exists() and existing != existing.parent:
-            existing = existing.parent
-        if existing.exists() and not existing.is_dir():
-            raise ValueError(f"{str(existing)!r} is a file, not a folder, so {str(path)!r} cannot be created")
-        if path.exists() and not os.access(path, os.W_OK | os.X_OK):
-            raise ValueError(f"{str(path)!r} is not writable by this user")
-        if not path.exists() and not os.access(existing, os.W_OK | os.X_OK):
-            raise ValueError(f"cannot create {str(path)!r}: {str(existing)!r} is not writable by this user")
+        writable folder (``/dev/null/x`` is not), and the path one the OS takes (no NUL, names within 255
+        bytes: else ``ValueError: embedded null byte`` or ``OSError [Errno 36]`` later)."""
+        _path_allowed(path)
+        try:
+            existing = path
+            while not existing.exists() and existing != existing.parent:
+                existing = existing.parent
+            if existing.exists() and not existing.is_dir():
+                raise ValueError(
+                    f"{str(existing)!r} is a file, not a folder, so {str(path)!r} cannot be created"
+                )
+            if path.exists() and not os.access(path, os.W_OK | os.X_OK):
+                raise ValueError(f"{str(path)!r} is not writable by this user")
+            if not path.exists() and not os.access(existing, os.W_OK | os.X_OK):
+                raise ValueError(
+                    f"cannot create {str(path)!r}: {str(existing)!r} is not writable by this user"
+                )
+        except OSError as exc:
+            raise ValueError(f"cannot check {str(path)[:80]!r}: {exc.strerror}; use another folder") from None
         return path
+
+
+#: the longest name of one file or folder (bytes) on Linux's file systems, and of a whole path
+NAME_MAX, PATH_MAX = 255, 4096
+
+
+def _path_allowed(path: Path) -> None:
+    """Refuse what no file system takes: a NUL character, a name over :data:`NAME_MAX` bytes, a path over
+    :data:`PATH_MAX` bytes (checked before the path is given to the OS, which would raise)."""
+    text = str(path)
+    if "\0" in text:
+        at = text.index("\0")
+        raise ValueError(
+            f"the path has a NUL character (\\0) at position {at}, which no file system allows; remove it"
+        )
+    for part in path.parts:
+        size = len(os.fsencode(part))
+        if size > NAME_MAX:
+            raise ValueError(
+                f"the folder name {part[:24]!r}... is {size} bytes long, over the {NAME_MAX} bytes a file "
+                "system allows for one name; use a shorter name"
+            )
+    size = len(os.fsencode(os.path.abspath(text)))
+    if size >= PATH_MAX:
+        raise ValueError(
+            f"the path is {size} bytes long, over the {PATH_MAX - 1} the OS allows; use a shorter one"
+        )
 
 
 class EngineConfig(RunFileModel):

@@ -12,6 +12,7 @@ Either way :func:`~botgrpo_core.engine.run.run_training` closes the signal worke
 from __future__ import annotations
 
 import errno
+import shutil
 import signal
 import threading
 from collections.abc import Callable
@@ -98,20 +99,32 @@ class StopOnSignal:
 def disk_full(exc: BaseException, output_dir: Path) -> str | None:
     """The cause to give :class:`RunInterrupted` when ``exc`` (or an exception it came from) is a full disk
     or quota, else None: ``OSError`` ENOSPC/EDQUOT from Python's own writes; safetensors'
-    ``SafetensorError`` and torch's ``PytorchStreamWriter`` say it in their message only."""
+    ``SafetensorError`` says it in its message only, and torch's zip writer not at all (``basic_ios::clear:
+    iostream error``), so an error with under :data:`FULL_BYTES` free on ``output_dir``'s disk counts too."""
     seen: set[int] = set()
     error: BaseException | None = exc
+    chain = []
     while error is not None and id(error) not in seen:
         seen.add(id(error))
+        chain.append(error)
+        error = error.__cause__ or error.__context__
+    try:
+        free: int | None = shutil.disk_usage(output_dir).free
+    except OSError:
+        free = None
+    for error in chain:
         text = str(error)
-        full = isinstance(error, OSError) and error.errno in (errno.ENOSPC, errno.EDQUOT)
-        if full or any(
-            m in text for m in ("No space left on device", "Disk quota exceeded", "file write failed")
-        ):
-            first = text.strip().splitlines()[0][:300] if text.strip() else ""
+        said = isinstance(error, OSError) and error.errno in (errno.ENOSPC, errno.EDQUOT)
+        said = said or any(m in text for m in ("No space left on device", "Disk quota exceeded"))
+        if said or (free is not None and free < FULL_BYTES and isinstance(error, (OSError, RuntimeError))):
+            first = text.strip().splitlines()[0][:200] if text.strip() else ""
+            left = f"; {free // 1024:,} KiB free" if free is not None else ""
             return (
                 f"the disk holding training.output_dir {str(output_dir)!r} is full ({type(error).__name__}: "
-                f"{first}); free space there (a torn checkpoint is skipped on resume)"
+                f"{first}{left}); free space there (a torn checkpoint is skipped on resume)"
             )
-        error = error.__cause__ or error.__context__
     return None
+
+
+#: free bytes under which a write error is taken for a full disk
+FULL_BYTES = 2**20

@@ -72,7 +72,8 @@ def _rollout_moments(r: Tensor, m: Tensor, nan_policy: str, scratch: Tensor | No
     pivot = torch.where(nonempty[:, None], pivot, 0.0)  # an empty row's pivot is padding: drop it
     x = torch.sub(r, pivot, out=scratch) if scratch is not None else r - pivot  # (B, T) in r's dtype
     torch.where(m, x, x.new_zeros(()), out=x)  # in place (no second (B, T) buffer): 0 on padding
-    s1 = x.sum(dim=1).double()  # (B,) sum_t m (r - p)
+    # (B,) sum_t m (r - p), accumulated in float64: a few rewards near 3e38 sum past float32's range
+    s1 = x.sum(dim=1, dtype=torch.float64)
     s2 = torch.linalg.vector_norm(x, dim=1).double().square()  # (B,) sum_t m (r - p)^2, one reduction
     overflow = torch.isinf(s2) & torch.isfinite(s1)  # |r - p| >~ 1e19: the float32 norm overflowed
     if bool(overflow.any()):  # rare: redo those rows' sums in float64 (finite rewards give finite moments)

@@ -40,5 +40,12 @@ def _bad_rows_error(what: str, bad: Tensor) -> ValueError:
     return ValueError(
         f"{what}: non-finite (NaN/inf) token rewards on valid tokens of rollout(s) {shown} "
         f"({len(rows)} in all). Fix the signal that produced them (check its on_error policy), or pass "
-        "nan_policy='mask' to give those rollouts advantage 0 and leave them out of the group statistics."
+        "nan_policy='mask' to give those rollouts advantage 0 and leave them out of the group statistics. "
+        "Finite rewards become inf when they overflow float32 (|r| or a difference of two rewards over "
+        f"{_F32_MAX:.1e}, e.g. signal values times rewards.alpha/beta and the weights): rescale them, e.g. a "
+        "smaller signal weight, so that |r| stays below ~1e37 (advantages do not change with the scale)."
     )
+
+
+#: the largest float32 (token rewards are float32 tensors)
+_F32_MAX = 3.4028234663852886e38
