@@ -35,6 +35,9 @@ from botgrpo_core import RewardMixture
 from botgrpo_core.rewards.samples import decode_samples
 from botgrpo_core.rewards.signal_metrics import SIGNAL_COLUMNS
 
+#: One response as the mixture needs it: prompt text, response token ids, the row its signals read.
+Response = tuple[str, list[int], dict[str, Any]]
+
 #: ``reward.reward_kwargs`` key naming the botgrpo run file (or its ``rewards:`` section alone).
 REWARDS_KEY = "botgrpo_rewards"
 
@@ -130,26 +133,29 @@ class BotgrpoRewardManager(RewardManagerBase):
     ) -> None:
         super().__init__(config, tokenizer, compute_score)
         self.mixture = mixture if mixture is not None else RewardMixture.from_yaml(_rewards_path(config))
-        # verl runs run_single for every response of a chunk at once, each in an executor thread: the mixture
-        # (result caches, worker pools) scores one batch at a time
+        # verl calls run_single for every response of a chunk at once (and, in its agent loop, as responses
+        # finish): the calls waiting meanwhile are scored together, one mixture batch at a time
         self._scoring = threading.Lock()
+        self._pending: list[tuple[Response, asyncio.Future[dict[str, Any]]]] = []
+        self._draining: asyncio.Task[None] | None = None
         if streams_rewards_in_agent_loop(config):
             _warn_once(AGENT_LOOP_WARNING)
 
-    def score(self, data: DataProto) -> list[dict[str, Any]]:
-        """Score every response of ``data`` in one mixture batch: ``run_single``'s result for each."""
-        prompts, ids, rows = [], [], []
-        for i in range(len(data)):
-            item = data[i]
-            prompt_ids = item.batch["prompts"]
-            response_ids = item.batch["responses"]
-            prompt_len, response_len = prompt_ids.shape[-1], response_ids.shape[-1]
-            attention = item.batch["attention_mask"]
-            prompt_valid = attention[:prompt_len] != 0
-            valid = int(attention[-response_len:].sum())
-            prompts.append(self.tokenizer.decode(prompt_ids[prompt_valid].tolist(), skip_special_tokens=True))
-            ids.append(response_ids[:valid].tolist())
-            rows.append(response_row(item.non_tensor_batch))
+    def response(self, data: DataProto, index: int = -1) -> Response:
+        """What the mixture needs of response ``index`` of ``data``: prompt text, response ids, row."""
+        item = data[index]
+        prompt_ids, response_ids = item.batch["prompts"], item.batch["responses"]
+        prompt_len, response_len = prompt_ids.shape[-1], response_ids.shape[-1]
+        attention = item.batch["attention_mask"]
+        prompt = self.tokenizer.decode(
+            prompt_ids[attention[:prompt_len] != 0].tolist(), skip_special_tokens=True
+        )
+        valid = int(attention[-response_len:].sum())
+        return prompt, response_ids[:valid].tolist(), response_row(item.non_tensor_batch)
+
+    def score(self, responses: Sequence[Response]) -> list[dict[str, Any]]:
+        """Score ``responses`` in one mixture batch: ``run_single``'s result for each."""
+        prompts, ids, rows = (list(x) for x in zip(*responses)) if responses else ([], [], [])
         samples = decode_samples(self.tokenizer, prompts, ids, rows)
         with self._scoring:
             mix = self.mixture.score_batch(samples)
@@ -168,10 +174,30 @@ class BotgrpoRewardManager(RewardManagerBase):
         return out
 
     async def run_single(self, data: DataProto) -> dict[str, Any]:
-        """verl's per-response call: the last response of ``data`` (as verl's naive manager does)."""
-        last = data[-1:]
-        results = await asyncio.get_running_loop().run_in_executor(None, self.score, last)
-        return results[0]
+        """verl's per-response call: the last response of ``data`` (as verl's naive manager does), scored in
+        one batch with the calls waiting at the same time."""
+        loop = asyncio.get_running_loop()
+        done: asyncio.Future[dict[str, Any]] = loop.create_future()
+        self._pending.append((self.response(data), done))
+        if self._draining is None or self._draining.done():
+            self._draining = loop.create_task(self._drain())
+        return await done
+
+    async def _drain(self) -> None:
+        loop = asyncio.get_running_loop()
+        while self._pending:
+            await asyncio.sleep(0)  # the other calls of the same chunk enqueue first
+            batch, self._pending = self._pending, []
+            try:
+                results = await loop.run_in_executor(None, self.score, [r for r, _ in batch])
+            except Exception as exc:  # e.g. on_error: raise: every call of the batch gets the error
+                for _, done in batch:
+                    if not done.done():
+                        done.set_exception(exc)
+                continue
+            for (_, done), result in zip(batch, results, strict=True):
+                if not done.done():
+                    done.set_result(result)
 
     @classmethod
     def assemble_rm_scores(cls, data: DataProto, scores: list[Any]) -> torch.Tensor:

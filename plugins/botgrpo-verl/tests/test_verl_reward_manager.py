@@ -120,9 +120,13 @@ def trainer_token_rewards(tokenizer, data: DataProto, mixture: RewardMixture) ->
 @pytest.mark.parametrize("eos", [True, False])
 def test_token_rewards_equal_the_trainers(tokenizer, eos: bool) -> None:
     mixture = RewardMixture.from_dict(REWARDS)
+    batches: list[int] = []
+    score_batch = mixture.score_batch
+    mixture.score_batch = lambda samples: batches.append(len(samples)) or score_batch(samples)
     manager = BotgrpoRewardManager(OmegaConf.create({}), tokenizer, mixture=mixture)
     data = verl_batch(tokenizer, eos=eos)
     rm_scores, outputs = run_reward_loop(manager, data)
+    assert batches == [len(ROWS)], "the concurrent run_single calls are scored as one batch"
     want = trainer_token_rewards(tokenizer, data, RewardMixture.from_dict(REWARDS))
     assert rm_scores.shape == data.batch["responses"].shape and rm_scores.dtype == torch.float32
     assert torch.equal(rm_scores, want)
