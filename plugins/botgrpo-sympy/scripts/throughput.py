@@ -13,7 +13,8 @@ separately), the same checker in this process on one core (no pool: the pool's o
 ratio), and for answers math-verify's ``verify(parse(gold), parse(pred))`` per comparison, in this
 process. Ratios are printed against math-verify measured in the same run.
 
-Run: ``python plugins/botgrpo-sympy/scripts/throughput.py [--workers 2] [--rounds 5] [--prose]``.
+Run: ``python plugins/botgrpo-sympy/scripts/throughput.py [--workers 2] [--rounds 5] [--prose | --cpu]``
+(``--cpu``: the prose corpus per style in this process, in steps per CPU-second: see ``prose_cpu``).
 """
 
 from __future__ import annotations
@@ -97,12 +98,43 @@ def prose(rounds: int) -> None:
     print(f"| sympy.steps prose, 1 core in this process | {n / local:,.0f} | best of {rounds}, no IPC |")
 
 
+def prose_cpu(rounds: int) -> None:
+    """sympy.steps on the prose corpus in this process, per style, in CPU time (steps per CPU-second).
+
+    A shared machine's load slows wall-clock figures several-fold; CPU time of this one process is far
+    less affected, so before/after comparisons use it (``PYTHONPATH`` another checkout's plugin first to
+    measure it on the same corpus). The first pass (cold parsers) is not counted.
+    """
+    records = [json.loads(line) for line in PROSE.read_text(encoding="utf-8").splitlines()]
+    params = StepsParams(step_split="lines")
+    print("| style | steps | steps per CPU-second, warm passes |")
+    print("|---|---|---|")
+    for style in ("gsm8k", "competition"):
+        texts = [
+            (r["prompt"], "\n".join(x["text"] for x in r["lines"])) for r in records if r["style"] == style
+        ]
+        rates, n = [], 0
+        for k in range(rounds + 1):
+            start, n = time.process_time(), 0
+            for prompt, completion in texts:
+                n += len(check_steps(params, prompt, completion))
+            if k:  # pass 0 warms the parsers
+                rates.append(n / (time.process_time() - start))
+        print(f"| {style} | {n} | {min(rates):,.0f}-{max(rates):,.0f} |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--prose", action="store_true", help="only the prose corpus, one worker")
+    parser.add_argument(
+        "--cpu", action="store_true", help="only the prose corpus, in process, CPU time per style"
+    )
     args = parser.parse_args()
+    if args.cpu:
+        prose_cpu(args.rounds)
+        return
     if args.prose:
         prose(args.rounds)
         return
