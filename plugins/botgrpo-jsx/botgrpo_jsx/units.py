@@ -276,7 +276,7 @@ def unit_of(units: list[Unit], index: int) -> int | None:
 def analyse(parsed: Parsed, deadline_s: float) -> Analysis | None:
     """The unit verdicts of ``parsed`` (memoised on it); ``None`` when the code cannot be cut into
     units whose skeleton parses (or repairs), or past the deadline (each parse gets
-    ``deadline_s``; all of them together, 8 times that).
+    ``deadline_s``; the put-back as a whole, 4 times that).
 
     Code that one verified repair mends (:func:`~botgrpo_jsx.syntax.located_cause`, else
     :func:`~botgrpo_jsx.syntax.located_tag`) has one broken unit, the one the repair's span starts in;
@@ -352,7 +352,7 @@ def _put_back(parsed: Parsed, units: list[Unit], deadline_s: float, repair_frame
     leaves = [k for k, u in enumerate(units) if not u.frame]
     if len(leaves) > MAX_UNITS:
         return None
-    stop = time.monotonic() + 8 * deadline_s
+    stop = time.monotonic() + 4 * deadline_s
     work = _blank(code, [u.ranges[0] for u in (units[k] for k in leaves)])
     skeleton = parse(work, deadline_s, parsed.grammar)
     located: dict[int, list[SyntaxError_]] = {}

@@ -9,8 +9,8 @@ import pytest
 
 from botgrpo_core.signals import Sample, SampleError, Span
 from botgrpo_jsx.execution import close_pools
-from botgrpo_jsx.params import CompilesParams, RulesParams, SyntaxParams
-from botgrpo_jsx.plugin import make_compiles, make_rules, make_syntax
+from botgrpo_jsx.params import CompilesParams, RulesParams, SyntaxParams, UnitsParams
+from botgrpo_jsx.plugin import make_compiles, make_rules, make_syntax, make_units
 
 rng = random.Random(0)
 ADVERSARIAL = {
@@ -43,6 +43,7 @@ def _defined(result: object) -> bool:
     [
         (make_syntax, SyntaxParams(workers=1, timeout_s=10.0, max_chars=2_000_000)),
         (make_rules, RulesParams(workers=1, timeout_s=10.0, max_chars=2_000_000)),
+        (make_units, UnitsParams(workers=1, timeout_s=10.0, max_chars=2_000_000)),
         (
             make_compiles,
             CompilesParams(backend="tree-sitter", workers=1, timeout_s=10.0, max_chars=2_000_000),
@@ -55,7 +56,9 @@ def test_adversarial_inputs_in_the_pool(make, params) -> None:
     results = scorer.score([Sample("", ADVERSARIAL[n]) for n in names] + [Sample("", VALID)])
     for name, result in zip(names, results, strict=False):
         assert _defined(result), (name, result)
-    assert results[-1] in ([], 1.0)  # the pool still scores a normal sample correctly afterwards
+    # the pool still scores a normal sample correctly afterwards (jsx.units: +1 on its one unit)
+    last = results[-1]
+    assert last in ([], 1.0) or (make is make_units and [s.value for s in last] == [1.0]), last
 
 
 def test_parse_deadline_and_size_cap_inline() -> None:
@@ -104,4 +107,7 @@ def test_rules_on_90kb_flat_and_nested_input_score_within_the_deadline() -> None
     # and under the default per-sample deadline (timeout_s = 5 s, killable pool), every one scores
     slowest_before = ("nested hook calls", "nested maps", "nested elements")
     results = make_rules(RulesParams(workers=1)).score([Sample("", inputs[n]) for n in slowest_before])
+    assert [isinstance(r, list) for r in results] == [True] * 3, results
+    # jsx.units cuts and judges the same inputs' units within the same deadline
+    results = make_units(UnitsParams(workers=1)).score([Sample("", inputs[n]) for n in slowest_before])
     assert [isinstance(r, list) for r in results] == [True] * 3, results
