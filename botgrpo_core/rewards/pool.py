@@ -37,6 +37,16 @@ START_ATTEMPTS = 4
 START_BACKOFF_S = 0.25
 
 
+#: How the error of an item cut by a batch deadline begins (see :func:`past_batch_deadline`).
+BATCH_DEADLINE = "the batch passed its deadline"
+
+
+def past_batch_deadline(result: Any) -> bool:
+    """Whether ``result`` is the error of an item that a batch deadline cut (not the item's own fault:
+    a caller should neither retry it in the same batch nor remember it as a bad input)."""
+    return isinstance(result, SampleError) and str(result).startswith(BATCH_DEADLINE)
+
+
 class WorkerStartError(RuntimeError):
     """The pool could not start a worker in :data:`START_ATTEMPTS` tries (the message says why)."""
 
@@ -302,7 +312,7 @@ class WorkerPool:
     def _expire(self, batch: _Batch) -> None:
         """The batch deadline passed: every item without a result times out; busy workers are replaced."""
         late = SampleError(
-            f"the batch passed its deadline (batch_timeout_s={batch.limit:g}) before this item finished",
+            f"{BATCH_DEADLINE} (batch_timeout_s={batch.limit:g}) before this item finished",
             reason="timeout",
         )
         for index, worker in enumerate(self._workers):

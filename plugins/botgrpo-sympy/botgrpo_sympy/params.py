@@ -49,6 +49,13 @@ class _Common(BaseModel):
         "out is re-run one completion per task, so a bad completion still costs only its own result",
     )
     memory_mb: int = Field(1024, ge=64, description="memory headroom per checker process (RLIMIT_AS)")
+    batch_timeout_s: float | None = Field(
+        None,
+        gt=0,
+        le=86400,
+        description="deadline of one batch's checks as a whole (null: none): completions still being checked "
+        "then are killed and the rest are not started; all time out (not remembered as bad inputs)",
+    )
     seed: int = Field(0, description="seed of the random substitution points (per completion, reproducible)")
     limits: Limits = Field(default_factory=Limits, description="caps on each parsed expression")
 

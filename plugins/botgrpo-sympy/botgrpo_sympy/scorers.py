@@ -9,11 +9,13 @@ replaced) while the rest of the batch is scored normally.
 from __future__ import annotations
 
 import hashlib
+import math
 import os
+import time
 from collections.abc import Sequence
 from typing import Any
 
-from botgrpo_core.rewards.pool import WorkerPool
+from botgrpo_core.rewards.pool import WorkerPool, past_batch_deadline
 from botgrpo_core.signals import Sample, SampleError, Span
 from botgrpo_sympy.params import AnswerParams, StepsParams
 
@@ -62,7 +64,8 @@ class _PoolScorer:
         fresh = iter(self._run(todo) if todo else [])
         results = [failure if failure is not None else next(fresh) for failure in known]
         for item, result, failure in zip(items, results, known, strict=True):
-            if failure is None and isinstance(result, SampleError) and result.reason in ("timeout", "memory"):
+            bad = isinstance(result, SampleError) and result.reason in ("timeout", "memory")
+            if failure is None and bad and not past_batch_deadline(result):  # a cut batch: not the input
                 self._remember(item, result)
         return results
 
@@ -78,16 +81,31 @@ class _PoolScorer:
     def _run(self, items: Sequence[Any]) -> list[Any]:
         size = self.params.chunk_size
         chunks = [list(items[i : i + size]) for i in range(0, len(items), size)]
-        outs: list[Any] = self.pool.map(chunks)  # per chunk: its items' results, or a SampleError
-        # the items of every failed chunk, re-run together one per task (spread over the workers)
-        retry = [k for k, out in enumerate(outs) if isinstance(out, SampleError) and len(chunks[k]) > 1]
-        singles = iter(self.pool.map([[item] for k in retry for item in chunks[k]]))
-        for k in retry:
-            outs[k] = [next(singles) for _ in chunks[k]]
-            outs[k] = [o if isinstance(o, SampleError) else o[0] for o in outs[k]]
+        limit = self.params.batch_timeout_s  # one deadline over both rounds
+        end = math.inf if limit is None else time.monotonic() + limit
+        # per chunk: its items' results, or a SampleError
+        outs: list[Any] = self.pool.map(chunks, batch_timeout_s=limit)
+        # the items of every failed chunk, re-run together one per task (spread over the workers), while
+        # the batch has time left; a chunk the batch deadline cut is not re-run
+        retry = [
+            k
+            for k, out in enumerate(outs)
+            if isinstance(out, SampleError) and len(chunks[k]) > 1 and not past_batch_deadline(out)
+        ]
+        left = end - time.monotonic()
+        if retry and left > 0:
+            singles = iter(
+                self.pool.map(
+                    [[item] for k in retry for item in chunks[k]],
+                    batch_timeout_s=None if limit is None else left,
+                )
+            )
+            for k in retry:
+                outs[k] = [next(singles) for _ in chunks[k]]
+                outs[k] = [o if isinstance(o, SampleError) else o[0] for o in outs[k]]
         results: list[Any] = []
-        for out in outs:
-            results += [out] if isinstance(out, SampleError) else out
+        for k, out in enumerate(outs):
+            results += [out] * len(chunks[k]) if isinstance(out, SampleError) else out
         return results
 
     def close(self) -> None:
