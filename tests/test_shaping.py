@@ -14,6 +14,7 @@ import pytest
 import torch
 from pydantic import BaseModel, ConfigDict
 
+from botgrpo_core.config.checks import check_rewards
 from botgrpo_core.config.errors import ConfigError
 from botgrpo_core.config.models import RewardsConfig
 from botgrpo_core.estimators.compute import compute_advantages
@@ -165,5 +166,8 @@ def test_a_global_signal_refuses_shaping() -> None:
     )
     with pytest.raises(ConfigError, match=r"rewards\.signals\[0\]\.after_first_error.*global"):
         RewardMixture(config, _manager())
+    # `botgrpo validate` refuses it too, before any model or mixture is built
+    with pytest.raises(ConfigError, match=r"rewards\.signals\[0\]\.after_first_error.*global"):
+        check_rewards(config, "run.yaml", _manager())
     with pytest.raises(ValueError, match="after_first_error"):
         RewardsConfig(alpha=1.0, beta=1.0, signals=[{"name": "test.lines", "after_first_error": "drop"}])

@@ -81,8 +81,22 @@ def signal_bounds(
     for i, signal in enumerate(rewards.signals):
         registered = manager.get_signal(signal.name)
         params = validate_params(registered, signal, f"rewards.signals[{i}]")
+        check_shaping(signal, registered.spec.kind, f"rewards.signals[{i}]")
         out.append((signal, registered, registered.spec.resolve_bounds(params)))
     return out
+
+
+def check_shaping(signal: SignalConfig, kind: str, path: str) -> None:
+    """Step shaping (``after_first_error``, botgrpo_core.rewards.shaping) applies to local signals only.
+
+    :raises ConfigError: ``after_first_error`` set on a global signal (one value per rollout has no later
+        steps), naming ``path.after_first_error`` and the fix.
+    """
+    if kind != "local" and signal.after_first_error != "keep":
+        raise ConfigError(
+            f"{path}.after_first_error is {signal.after_first_error!r} but {signal.name!r} is a {kind} signal "
+            "(one value per rollout, no steps to shape): remove the key or set it to 'keep'."
+        )
 
 
 def validate_params(registered: Any, signal: SignalConfig, path: str) -> BaseModel:

@@ -22,11 +22,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from botgrpo_core.config.checks import validate_params
+from botgrpo_core.config.checks import check_shaping, validate_params
 from botgrpo_core.config.models import RewardsConfig
 from botgrpo_core.rewards.alignment import align_each, offsets_tensor
 from botgrpo_core.rewards.runner import SignalError, _SignalRunner
-from botgrpo_core.rewards.shaping import check_shaping, shape_spans, shape_token_rows
+from botgrpo_core.rewards.shaping import shape_spans, shape_token_rows
 from botgrpo_core.rewards.signal_metrics import (
     mixture_metrics,
     signal_columns,

@@ -24,7 +24,7 @@ import dataclasses
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, get_args
 
-from botgrpo_core.config.models import AfterFirstError, SignalConfig
+from botgrpo_core.config.models import AfterFirstError
 from botgrpo_core.signals import Span
 
 if TYPE_CHECKING:
@@ -74,18 +74,3 @@ def shape_token_rows(values: torch.Tensor, mode: AfterFirstError) -> torch.Tenso
     first = negative.long().argmax(dim=1, keepdim=True)  # (B, 1): index of the first negative token
     first_value = values.gather(1, first).expand_as(values)  # (B, T)
     return torch.where(later, first_value, values)
-
-
-def check_shaping(signal: SignalConfig, kind: str, path: str) -> None:
-    """Step shaping applies to local signals only.
-
-    :raises ConfigError: ``after_first_error`` set on a global signal (one value per rollout has no later
-        steps), naming ``path.after_first_error`` and the fix.
-    """
-    if kind != "local" and signal.after_first_error != "keep":
-        from botgrpo_core.config.errors import ConfigError
-
-        raise ConfigError(
-            f"{path}.after_first_error is {signal.after_first_error!r} but {signal.name!r} is a {kind} signal "
-            "(one value per rollout, no steps to shape): remove the key or set it to 'keep'."
-        )
