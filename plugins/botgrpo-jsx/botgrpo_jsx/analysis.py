@@ -16,10 +16,11 @@ from botgrpo_jsx import esprima_backend
 from botgrpo_jsx.extract import CodeView, extract_cached
 from botgrpo_jsx.params import CommonParams, RulesParams, SyntaxParams, UnitsParams
 from botgrpo_jsx.rules import RULES, ExportRequirement, check_rules, export_requirement_from_prompt
+from botgrpo_jsx.segment import Unit, segment, unit_of
 from botgrpo_jsx.spans import Mark, disjoint
 from botgrpo_jsx.syntax import SyntaxError_, located_cause, located_tag, syntax_errors, valid_prefix
 from botgrpo_jsx.treesitter import Parsed, ParseTimeout, parse
-from botgrpo_jsx.units import Unit, analyse, declared_words, segment, unit_of
+from botgrpo_jsx.units import analyse, declared_words
 from botgrpo_jsx.violation import Violation
 
 

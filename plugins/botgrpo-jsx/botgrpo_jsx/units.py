@@ -5,25 +5,23 @@ nodes, and a repair of one bracket or tag cannot make a page with two errors par
 pages used to smear over correct code. Instead the code is cut into *units* by its indentation (which
 an error inside a line does not change), and each unit is checked with the others set aside:
 
-- **Units.** The top-level items (lines at the outermost indentation, with their deeper lines and
-  their closing lines: ``}``, ``)``, ``</div>``); a top-level item that opens a block (a component,
-  a class, an object) is descended into: its statements are units (a hook, a handler, an ``if``),
-  and a ``return`` of a multi-line JSX element is descended into once more: each child of the root
-  element is a unit (a page's sections). The lines a descended item keeps for itself (the function
-  header, ``return <div>``, ``</div>;``, ``}``) form that item's *frame* unit.
+- **Units** (:mod:`botgrpo_jsx.segment`): the top-level items, the statements of a component, the
+  children of its returned root element, and the *frame* lines they are cut from.
 - **Blanking.** A unit is set aside by replacing its characters with spaces (newlines kept), so
   every offset stays the same: statements, JSX children and top-level items all leave valid code
   behind when blanked.
 - **In context.** The skeleton (every leaf unit blanked) must parse; when it does not, the frame is
   broken, and one missing bracket or tag (:func:`~botgrpo_jsx.syntax.located_cause`,
   :func:`~botgrpo_jsx.syntax.located_tag`) repairs it, else nothing is concluded. Then the leaves
-  are put back one at a time in source order: a leaf whose return leaves the code parsing is kept,
-  one that does not is broken, and stays blanked while the later leaves are checked. So each error
+  are put back in source order, by bisection (a group at once; when that breaks the code, each
+  half): a leaf whose return leaves the code parsing is kept, one that does not is broken, and
+  stays blanked while the later leaves are checked. So each error
   is found in its own unit, in the context of every correct unit before it; the code with the
   broken units blanked parses, and the rules (:mod:`botgrpo_jsx.rules`) run on it in full.
 
 By construction a page that parses has no broken unit, and one that does not has at least one (or
-a broken frame). Cost: one parse per leaf, on code that does not parse only.
+a broken frame). Cost: ~2 log2(leaves) incremental parses per broken leaf, on code that does not
+parse only.
 """
 
 from __future__ import annotations
@@ -33,6 +31,7 @@ import re
 import time
 from dataclasses import dataclass, field
 
+from botgrpo_jsx.segment import Unit, blank, segment, unit_of
 from botgrpo_jsx.syntax import MAX_TAG_PROBLEMS, SyntaxError_, located_cause, located_tag, syntax_errors
 from botgrpo_jsx.tags import tag_problems
 from botgrpo_jsx.treesitter import Parsed, ParseTimeout, edited, parse
@@ -42,175 +41,8 @@ from botgrpo_jsx.walk import walk
 MAX_UNITS = 64
 #: Code up to this many characters has its leaves put back before a whole-code repair is looked for.
 PUT_BACK_FIRST_CHARS = 1200
-_CLOSER = re.compile(r"^(?:[})\]]|</|/>|>)")
-_JSX_OPEN = re.compile(r"<[A-Za-z>]")
 _WORD = re.compile(r"[A-Za-z_$][\w$]*")
 _CLOSERS = frozenset({"}", ")", "]"})
-
-
-@dataclass(frozen=True)
-class Unit:
-    """One unit: ``ranges`` of whole lines (``str`` indices, first non-blank character to line end).
-
-    ``kind``: ``top-level``, ``statement``, ``jsx child`` or ``frame`` (a descended item's own lines).
-    """
-
-    ranges: tuple[tuple[int, int], ...]
-    kind: str
-
-    @property
-    def start(self) -> int:
-        return self.ranges[0][0]
-
-    @property
-    def end(self) -> int:
-        return self.ranges[-1][1]
-
-    @property
-    def frame(self) -> bool:
-        return self.kind == "frame"
-
-    def contains(self, index: int) -> bool:
-        return any(a <= index < b for a, b in self.ranges)
-
-    def clip(self, code: str, error: SyntaxError_) -> SyntaxError_:
-        """``error`` cut at the end of this unit's range holding its start: a repair's span takes the
-        tokens either side of the insertion, and the one after may be the next unit's. A repair at
-        the blank after the unit (a block's lost ``}`` goes before the next statement) keeps the
-        span reaching it."""
-        for a, b in self.ranges:
-            if a <= error.start < b:
-                end = min(error.end, b)
-                at = error.meta.get("at")
-                if isinstance(at, int) and end < at <= error.end and not code[end:at].strip():
-                    end = at
-                return dataclasses.replace(error, end=end)
-        return error
-
-
-@dataclass(frozen=True)
-class _Line:
-    start: int  # first non-blank character
-    end: int  # end of the line (before its newline, trailing blanks trimmed)
-    indent: int
-    text: str
-
-
-@dataclass
-class _Item:
-    head: int
-    end: int  # exclusive line index
-    closers: list[int] = field(default_factory=list)
-    runs: list[tuple[int, int]] = field(default_factory=list)  # deeper line runs [lo, hi)
-
-
-def _lines(code: str) -> list[_Line]:
-    out = []
-    pos = 0
-    for raw in code.split("\n"):
-        stripped = raw.strip()
-        if stripped:
-            lead = len(raw) - len(raw.lstrip())
-            out.append(_Line(pos + lead, pos + len(raw.rstrip()), lead, stripped))
-        pos += len(raw) + 1
-    return out
-
-
-def _items(lines: list[_Line], lo: int, hi: int) -> list[_Item]:
-    """The items of ``lines[lo:hi]``: a head line, the deeper lines after it, and closing lines at
-    the head's indentation (``}``, ``)``, ``</div>``, ``/>``, ``>``), repeated (``} else {``)."""
-    items = []
-    i = lo
-    while i < hi:
-        item = _Item(i, i + 1)
-        depth = lines[i].indent
-        j = i + 1
-        while True:
-            k = j
-            while k < hi and lines[k].indent > depth:
-                k += 1
-            if k > j:
-                item.runs.append((j, k))
-            j = k
-            if j < hi and lines[j].indent == depth and _CLOSER.match(lines[j].text):
-                item.closers.append(j)
-                j += 1
-                continue
-            break
-        item.end = j
-        items.append(item)
-        i = j
-    return items
-
-
-def _range(lines: list[_Line], lo: int, hi: int) -> tuple[int, int]:
-    return lines[lo].start, lines[hi - 1].end
-
-
-def _children(lines: list[_Line], item: _Item) -> list[_Item]:
-    return [c for lo, hi in item.runs for c in _items(lines, lo, hi)]
-
-
-def _frame(lines: list[_Line], items: list[_Item]) -> Unit:
-    rows = sorted({r for item in items for r in (item.head, *item.closers)})
-    return Unit(tuple((lines[r].start, lines[r].end) for r in rows), "frame")
-
-
-def _leaf(lines: list[_Line], item: _Item, kind: str) -> Unit:
-    return Unit((_range(lines, item.head, item.end),), kind)
-
-
-def _jsx_root(lines: list[_Line], item: _Item) -> list[_Item] | None:
-    """The items down to a multi-line JSX root element of ``return <div>`` / ``return (`` / ``=> (``
-    (the items whose lines are frame), or ``None`` when ``item`` returns none."""
-    head = lines[item.head].text
-    if not item.runs:
-        return None
-    if head.endswith("(") and not _JSX_OPEN.search(head):
-        inner = _children(lines, item)
-        if len(inner) == 1 and inner[0].runs and lines[inner[0].head].text.startswith("<"):
-            return [item, inner[0]]
-        return None
-    return [item] if head.startswith("return") and _JSX_OPEN.search(head) else None
-
-
-def segment(code: str) -> list[Unit]:
-    """The units of ``code`` in source order (see the module docstring); frames come before their
-    leaves' verdicts matter but are listed at their first line."""
-    lines = _lines(code)
-    units: list[Unit] = []
-    for item in _items(lines, 0, len(lines)):
-        head = lines[item.head].text
-        root = _jsx_root(lines, item) if head.endswith("(") else None
-        if root is not None:  # `const A = () => (` ... `);`
-            units.append(_frame(lines, root))
-            units += [_leaf(lines, c, "jsx child") for c in _children(lines, root[-1])]
-            continue
-        if not (item.runs and head.endswith("{")):
-            units.append(_leaf(lines, item, "top-level"))
-            continue
-        units.append(_frame(lines, [item]))
-        for child in _children(lines, item):
-            root = _jsx_root(lines, child)
-            if root is None:
-                units.append(_leaf(lines, child, "statement"))
-                continue
-            units.append(_frame(lines, root))
-            units += [_leaf(lines, c, "jsx child") for c in _children(lines, root[-1])]
-    return units
-
-
-_NOT_NEWLINE = re.compile(r"[^\n]")
-
-
-def _blank(text: str, ranges: list[tuple[int, int]]) -> str:
-    """``text`` with every character of ``ranges`` but newlines replaced by a space (same offsets)."""
-    pieces, pos = [], 0
-    for a, b in ranges:
-        pieces += [text[pos:a], _NOT_NEWLINE.sub(" ", text[a:b])]
-        pos = b
-    pieces.append(text[pos:])
-    return "".join(pieces)
 
 
 @dataclass
@@ -260,17 +92,6 @@ class Analysis:
         if index >= a + len(text):
             return index - len(text) + (b - a)
         return a
-
-
-def unit_of(units: list[Unit], index: int) -> int | None:
-    """The unit holding ``index``, else the one starting last before it (``None``: none does)."""
-    best = None
-    for k, unit in enumerate(units):
-        if unit.contains(index):
-            return k
-        if unit.start <= index and (best is None or unit.start >= units[best].start):
-            best = k
-    return best
 
 
 def analyse(parsed: Parsed, deadline_s: float) -> Analysis | None:
@@ -352,8 +173,10 @@ def _put_back(parsed: Parsed, units: list[Unit], deadline_s: float, repair_frame
     leaves = [k for k, u in enumerate(units) if not u.frame]
     if len(leaves) > MAX_UNITS:
         return None
+    if not repair_frame and not _frames_balanced(code, units):
+        return None  # the skeleton cannot parse (cut-off code lost its closers): spare its parse
     stop = time.monotonic() + 4 * deadline_s
-    work = _blank(code, [u.ranges[0] for u in (units[k] for k in leaves)])
+    work = blank(code, [u.ranges[0] for u in (units[k] for k in leaves)])
     skeleton = parse(work, deadline_s, parsed.grammar)
     located: dict[int, list[SyntaxError_]] = {}
     edit = None
@@ -418,6 +241,15 @@ def _put_back(parsed: Parsed, units: list[Unit], deadline_s: float, repair_frame
     analysis.repaired = state["current"]
     analysis.blanked = "\n".join(code[units[k].start : units[k].end] for k in analysis.trials)
     return analysis
+
+
+_QUOTED = re.compile(r"'(?:[^'\\\n]|\\.)*'|\"(?:[^\"\\\n]|\\.)*\"|`(?:[^`\\]|\\.)*`")
+
+
+def _frames_balanced(code: str, units: list[Unit]) -> bool:
+    """Whether the frames' brackets balance, quoted text aside (a cheap test of the skeleton)."""
+    text = _QUOTED.sub("", "\n".join(code[a:b] for u in units if u.frame for a, b in u.ranges))
+    return all(text.count(o) == text.count(c) for o, c in ("{}", "()", "[]"))
 
 
 def _frame_of(units: list[Unit], index: int) -> int | None:

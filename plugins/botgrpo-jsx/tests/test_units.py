@@ -17,7 +17,7 @@ import pytest
 from botgrpo_core.signals import Sample, Span
 from botgrpo_jsx.params import CompilesParams, RulesParams, SyntaxParams, UnitsParams
 from botgrpo_jsx.plugin import SIGNALS, make_compiles, make_rules, make_syntax, make_units
-from botgrpo_jsx.units import segment
+from botgrpo_jsx.segment import segment
 
 #: Each unit of the page: its correct text and its errors; ``*``: breaks compilation. Statements are
 #: indented by 2, JSX children of the root by 4 (their inner lines deeper).
