@@ -142,12 +142,16 @@ def _cmd_train(args: argparse.Namespace) -> int:
     from botgrpo_core.engine.interrupt import RunInterrupted
     from botgrpo_core.engine.run import run_training
     from botgrpo_core.engine.setup import TrainingSetupError
+    from botgrpo_core.rewards.runner import SignalError
 
     try:
         run_training(config, resume=args.resume, overwrite=args.overwrite)
     except (TrainingSetupError, ConfigError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    except SignalError as exc:  # a signal that cannot score (its message names it and the fix): no traceback
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
     except RunInterrupted as exc:  # one line, no traceback: what was saved and the command that continues
         import os
         import shlex

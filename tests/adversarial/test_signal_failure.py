@@ -13,9 +13,11 @@ import json
 from pathlib import Path
 
 import pytest
+import yaml
 from adversarial_plugins import FragilePlugin
 from train_fixtures import arith_plugin, parse, run_dict  # noqa: F401  (fixture)
 
+from botgrpo_core.cli.main import main
 from botgrpo_core.engine.run import run_training
 from botgrpo_core.engine.signal_health import SignalFailureError
 from botgrpo_core.rewards.runner import SignalError
@@ -63,23 +65,28 @@ def test_a_signal_whose_workers_cannot_start_stops_the_run_naming_it(tmp_path, f
     assert "4 failed start(s) in a row" in str(caught.value)
 
 
-def test_a_signal_failing_step_after_step_stops_the_run(tmp_path, arith_plugin) -> None:  # noqa: F811
-    config = parse(
-        run_dict(
-            tmp_path,
-            rewards={
-                "signals": [{"name": "test_arith.broken"}, {"name": "test_arith.digit_spans"}],
-                "on_signal_failure": {"steps": 2},
-            },
-            training={"steps": 4},
-        )
+def test_a_signal_failing_step_after_step_stops_the_run(tmp_path, arith_plugin, capsys) -> None:  # noqa: F811
+    run = run_dict(
+        tmp_path / "run",
+        rewards={
+            "signals": [{"name": "test_arith.broken"}, {"name": "test_arith.digit_spans"}],
+            "on_signal_failure": {"steps": 2},
+        },
+        training={"steps": 4},
     )
     with pytest.raises(SignalFailureError) as caught:
-        run_training(config, progress=False, log=lambda m: None)
+        run_training(parse(run), progress=False, log=lambda m: None)
     message = str(caught.value)
     assert "'test_arith.broken' failed on 100% of the rollouts for 2 training steps in a row" in message
     assert "no such binary 'mathcheck'" in message and "rewards.on_signal_failure" in message
-    assert [r["step"] for r in _records(tmp_path)] == [1]  # stopped in step 2, before its update
+    assert [r["step"] for r in _records(tmp_path / "run")] == [1]  # stopped in step 2, before its update
+    # `botgrpo train` says the same in one line, no traceback, and exits 1
+    run["training"]["output_dir"] = str(tmp_path / "cli")
+    (tmp_path / "run.yaml").write_text(yaml.safe_dump(run))
+    assert main(["train", str(tmp_path / "run.yaml")]) == 1
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    assert [line for line in err.splitlines() if line.startswith("error: ")] == [f"error: {message}"]
 
 
 def test_warn_trains_on_and_says_so(tmp_path, arith_plugin) -> None:  # noqa: F811
