@@ -67,7 +67,7 @@ def botgrpo_register_signals(register: Callable[[SignalSpec], None]) -> None:
             make_scorer=make_trivial,
             params_model=NoParams,
             required_fields=("spec",),
-            description="react view pages: 1 for an empty or trivial page (under half its spec implemented, "
-            "repeats counted against it); log it with weight 0",
+            description="react view pages: 1 for an empty or trivial page (no JSX, under half the spec's "
+            "fields shown, or a section repeated in place of others); log it with weight 0",
         )
     )

@@ -19,9 +19,8 @@ on the grammar's pages and costs about 1 ms a page (the parse and one tree-sitte
 React recipe does: ``jsx.renders`` and ``botgrpo-judge``).
 
 ``bench.react_trivial`` (a global signal in [0, 1], weight 0 in the bench: logged per step, never rewarded)
-is 1 for an empty or trivial page: no JSX at all, or fewer than half of its spec's sections implemented once
-repeats count against it (``return null``, one section copied), so the training logs show whether a
-policy drifts toward them.
+is 1 for an empty or trivial page (:func:`is_trivial`: no JSX, under half the spec's fields shown, or a
+section repeated in place of others), so the training logs show whether a policy drifts toward them.
 """
 
 from __future__ import annotations
@@ -194,9 +193,15 @@ def net_sections(counts: Sequence[int]) -> int:
 
 
 def is_trivial(spec: ViewSpec, facts: PageFacts) -> bool:
-    """An empty or trivial page: no JSX element, or fewer than half of the spec's sections once repeats
-    count against it (``return null``, one section copied N times)."""
-    return not facts.elements or 2 * net_sections(section_counts(spec, facts)) < len(spec.sections)
+    """An empty or trivial page: no JSX element; or its JSX shows fewer than half of the spec's fields
+    (``return null``, an empty ``<div>``); or it repeats a section and, the repeats counted against it,
+    implements fewer than half of the sections (one section copied N times). A page that tries every
+    section and gets tags or fields wrong is a failed attempt, not a trivial one."""
+    n = len(spec.sections)
+    if not facts.elements or 2 * sum(s.field in facts.fields for s in spec.sections) < n:
+        return True
+    counts = section_counts(spec, facts)
+    return any(c > 1 for c in counts) and 2 * net_sections(counts) < n
 
 
 def view_spec_of(row: Any) -> ViewSpec:

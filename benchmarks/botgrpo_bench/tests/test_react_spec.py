@@ -234,3 +234,6 @@ def test_trivial_is_about_the_spec_fields_shown() -> None:
     two = "function TodoView({title, name}) {\n  return <div><p>{title}</p><p>{name}</p></div>;\n}"
     one = "function TodoView({title}) {\n  return <div><p>{title}</p><b>{title}</b></div>;\n}"
     assert not is_trivial(spec, code_facts(two)) and is_trivial(spec, code_facts(one))
+    # a failed attempt (every tag wrong, every field there) is not trivial, though it implements nothing
+    wrong = render_view(ViewSpec("Todo", tuple(ViewSection("text", "b", s.field) for s in spec.sections)))
+    assert not any(implemented(spec, code_facts(wrong))) and not is_trivial(spec, code_facts(wrong))
