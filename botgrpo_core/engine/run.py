@@ -449,10 +449,18 @@ def _step_of(checkpoint: str) -> int:
 
 
 def _restore(trainer: Any, checkpoint: str) -> None:
-    """The trainer as ``train()`` leaves it after the checkpoint's step: its weights and its state."""
+    """The trainer as ``train()`` leaves it after the checkpoint's step: its weights, its state, and no
+    more checkpoints than ``training.save_total_limit``."""
     from transformers import TrainerState
+    from transformers.trainer_utils import rotate_checkpoints
 
     from botgrpo_core.engine.outputs import TRAINER_STATE_FILE
 
     trainer._load_from_checkpoint(checkpoint)
     trainer.state = TrainerState.load_from_json(str(Path(checkpoint) / TRAINER_STATE_FILE))
+    if trainer.args.should_save:  # a kill after the last save, before HF rotated the old ones: rotate now
+        rotate_checkpoints(
+            output_dir=trainer.args.output_dir,
+            save_total_limit=trainer.args.save_total_limit,
+            best_model_checkpoint=trainer.state.best_model_checkpoint,
+        )
