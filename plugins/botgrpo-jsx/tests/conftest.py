@@ -29,3 +29,25 @@ def node_ready() -> bool:
 def need_node(node_ready: bool) -> None:
     if not node_ready:
         pytest.skip("Node/esbuild not installed: run `python -m botgrpo_jsx.setup`")
+
+
+@pytest.fixture(scope="module")
+def sandbox_ready() -> None:
+    """Skip unless jsx.renders can run: Node, react-dom, and the sandbox's isolation on this machine."""
+    from botgrpo_jsx import nodeenv
+
+    reason = nodeenv.unavailable_reason()
+    if reason is not None:
+        pytest.skip(reason)
+    modules = nodeenv.node_modules()
+    assert modules is not None
+    if not (modules / "react-dom" / "package.json").is_file():
+        pytest.skip("react-dom not installed: run `python -m botgrpo_jsx.setup`")
+    from botgrpo_jsx.sandbox import SandboxUnavailable, check_boundary
+
+    node = nodeenv.find_node()
+    assert node is not None
+    try:
+        check_boundary(node.node)
+    except SandboxUnavailable as exc:
+        pytest.skip(str(exc))

@@ -9,7 +9,6 @@ import time
 import pytest
 
 from botgrpo_core.signals import Sample, SampleError
-from botgrpo_jsx import nodeenv
 from botgrpo_jsx.params import RendersParams
 from botgrpo_jsx.plugin import make_renders
 
@@ -17,25 +16,6 @@ OK = "```jsx\nexport default function App() {\n  return <p>fine</p>;\n}\n```"
 HANG = "```jsx\nexport default function App() {\n  for (;;) {}\n  return <p>never</p>;\n}\n```"
 #: Slack over the configured deadline that a loaded 2-core machine keeps (node start-up, the kills).
 MARGIN_S = 10.0
-
-
-@pytest.fixture(scope="module")
-def sandbox_ready() -> None:
-    reason = nodeenv.unavailable_reason()
-    if reason is not None:
-        pytest.skip(reason)
-    modules = nodeenv.node_modules()
-    assert modules is not None
-    if not (modules / "react-dom" / "package.json").is_file():
-        pytest.skip("react-dom not installed: run `python -m botgrpo_jsx.setup`")
-    from botgrpo_jsx.sandbox import SandboxUnavailable, check_boundary
-
-    node = nodeenv.find_node()
-    assert node is not None
-    try:
-        check_boundary(node.node)
-    except SandboxUnavailable as exc:
-        pytest.skip(str(exc))
 
 
 @pytest.mark.timeout(180)

@@ -26,25 +26,6 @@ TIMEOUT_S = 3.0
 
 
 @pytest.fixture(scope="module")
-def sandbox_ready() -> None:
-    reason = nodeenv.unavailable_reason()
-    if reason is not None:
-        pytest.skip(reason)
-    modules = nodeenv.node_modules()
-    assert modules is not None
-    if not (modules / "react-dom" / "package.json").is_file():
-        pytest.skip("react-dom not installed: run `python -m botgrpo_jsx.setup`")
-    from botgrpo_jsx.sandbox import SandboxUnavailable, check_boundary
-
-    node = nodeenv.find_node()
-    assert node is not None
-    try:
-        check_boundary(node.node)
-    except SandboxUnavailable as exc:
-        pytest.skip(str(exc))
-
-
-@pytest.fixture(scope="module")
 def scorers(sandbox_ready: None):
     params = RendersParams(timeout_s=TIMEOUT_S, memory_mb=768, parallel=2)
     renders, errors = make_renders(params), make_render_errors(params)
