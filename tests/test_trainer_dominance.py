@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 import torch
+from train_fixtures import tiny_grpo_args
 
 pytest.importorskip("trl")
 
@@ -93,7 +94,6 @@ def test_observed_gaps_stay_silent_until_outcomes_differ() -> None:
 
 def _train_one_step(tmp_path: Path, alpha: float) -> list[str]:
     from datasets import Dataset
-    from trl import GRPOConfig
 
     from botgrpo_core import BoTGRPOTrainer
     from botgrpo_core.engine.tiny import build_tiny_model, char_tokenizer
@@ -103,18 +103,7 @@ def _train_one_step(tmp_path: Path, alpha: float) -> list[str]:
     trainer = BoTGRPOTrainer(
         build_tiny_model(tokenizer, seed=0),
         [digit_share],
-        GRPOConfig(
-            output_dir=str(tmp_path / f"alpha{alpha}"),
-            per_device_train_batch_size=8,
-            num_generations=4,
-            max_completion_length=12,
-            max_steps=1,
-            seed=3,
-            use_cpu=True,
-            bf16=False,
-            report_to="none",
-            save_strategy="no",
-        ),
+        tiny_grpo_args(tmp_path / f"alpha{alpha}", max_completion_length=12, max_steps=1, seed=3),
         Dataset.from_list([{"prompt": f"Q: {a}+1="} for a in range(1, 9)]),
         processing_class=tokenizer,
         mixture=_mixture(alpha=alpha, beta=0.5),

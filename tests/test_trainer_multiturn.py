@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 import torch
+from train_fixtures import tiny_grpo_args
 
 pytest.importorskip("trl")
 
@@ -62,7 +63,6 @@ def test_tool_tokens_get_no_reward_and_zero_advantage(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from datasets import Dataset
-    from trl import GRPOConfig
 
     from botgrpo_core import BoTGRPOTrainer, RewardMixture, SignalSpec, Span
     from botgrpo_core.engine.tiny import build_tiny_model, char_tokenizer
@@ -93,17 +93,7 @@ def test_tool_tokens_get_no_reward_and_zero_advantage(
     trainer = BoTGRPOTrainer(
         build_tiny_model(tokenizer, seed=0),
         [has_answer],
-        GRPOConfig(
-            output_dir=str(tmp_path),
-            per_device_train_batch_size=8,
-            num_generations=4,
-            max_completion_length=16,
-            max_steps=2,
-            use_cpu=True,
-            bf16=False,
-            report_to="none",
-            save_strategy="no",
-        ),
+        tiny_grpo_args(tmp_path, max_completion_length=16),
         Dataset.from_list([{"prompt": f"Q: {a}+{a + 1}="} for a in range(1, 9)]),
         processing_class=tokenizer,
         rollout_func=_rollout(tokenizer, turn_tokens=4),
@@ -152,7 +142,6 @@ def test_tools_tool_output_tokens_get_zero_advantage(tmp_path: Path, monkeypatch
     answer's tokens (digits the local signal would reward) get advantage 0."""
     import trl
     from datasets import Dataset
-    from trl import GRPOConfig
 
     from botgrpo_core import BoTGRPOTrainer, RewardMixture, SignalSpec, Span
     from botgrpo_core.config.sections import TinyModelSpec
@@ -210,18 +199,13 @@ def test_tools_tool_output_tokens_get_zero_advantage(tmp_path: Path, monkeypatch
     def run(**trainer_kwargs: Any) -> tuple[Any, dict[str, torch.Tensor]]:
         trainer = BoTGRPOTrainer(
             model,
-            args=GRPOConfig(
-                output_dir=str(tmp_path),
+            args=tiny_grpo_args(
+                tmp_path,
                 per_device_train_batch_size=4,
-                num_generations=4,
                 max_completion_length=96,
                 max_tool_calling_iterations=1,
                 temperature=0.3,
                 max_steps=1,
-                use_cpu=True,
-                bf16=False,
-                report_to="none",
-                save_strategy="no",
             ),
             train_dataset=Dataset.from_list([{"prompt": prompt}] * 4),
             processing_class=tokenizer,

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 import torch
+from train_fixtures import tiny_grpo_args
 
 pytest.importorskip("trl")
 
@@ -39,22 +40,7 @@ def digits(completions: list[str], **kwargs: Any) -> list[float]:
 
 
 def _config(tmp_path: Path, **overrides: Any) -> Any:
-    from trl import GRPOConfig
-
-    kwargs: dict[str, Any] = {
-        "output_dir": str(tmp_path / "out"),
-        "per_device_train_batch_size": 8,
-        "num_generations": 4,
-        "max_completion_length": 10,
-        "max_steps": 2,
-        "use_cpu": True,
-        "bf16": False,
-        "report_to": "none",
-        "save_strategy": "no",
-        "logging_steps": 1,
-    }
-    kwargs.update(overrides)
-    return GRPOConfig(**kwargs)
+    return tiny_grpo_args(tmp_path / "out", **overrides)
 
 
 class _Capture:

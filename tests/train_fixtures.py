@@ -283,3 +283,23 @@ def dist_config(output_dir: Path) -> dict[str, Any]:
         },
         training={"prompts_per_step": 2, "group_size": DIST_GROUP},
     )
+
+
+def tiny_grpo_args(output_dir: Path | str, **overrides: Any) -> Any:
+    """A TRL ``GRPOConfig`` for a tiny CPU run (8 rollouts of 4 per group, 2 steps, nothing saved)."""
+    from trl import GRPOConfig
+
+    kwargs: dict[str, Any] = {
+        "output_dir": str(output_dir),
+        "per_device_train_batch_size": 8,
+        "num_generations": 4,
+        "max_completion_length": 10,
+        "max_steps": 2,
+        "use_cpu": True,
+        "bf16": False,
+        "report_to": "none",
+        "save_strategy": "no",
+        "logging_steps": 1,
+    }
+    kwargs.update(overrides)
+    return GRPOConfig(**kwargs)
