@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 import torch
-from train_fixtures import tiny_grpo_args
+from train_fixtures import digit_runs_mixture, tiny_grpo_args
 
 pytest.importorskip("trl")
 
@@ -18,21 +18,7 @@ from botgrpo_core.config.errors import ConfigError, OutcomeDominanceWarning
 
 
 def _mixture(**rewards: Any) -> Any:
-    from botgrpo_core import RewardMixture, SignalSpec, Span
-    from botgrpo_core.signals.manager import PluginManager, register_signal
-
-    class Digits:
-        def __init__(self, params: Any) -> None:
-            pass
-
-        def score(self, samples: Any) -> list[list[Span]]:
-            return [
-                [Span(m.start(), m.end(), 1.0) for m in re.finditer(r"\d+", s.completion)] for s in samples
-            ]
-
-    manager = PluginManager(entry_points=[])
-    register_signal(SignalSpec("test.digit_runs", "local", (-1.0, 1.0), Digits), manager=manager)
-    return RewardMixture.from_dict({**rewards, "signals": [{"name": "test.digit_runs"}]}, manager=manager)
+    return digit_runs_mixture(low=-1.0, **rewards)
 
 
 def correct(completions: list[str], **kwargs: Any) -> list[float]:

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 import torch
-from train_fixtures import tiny_grpo_args
+from train_fixtures import digit_runs_mixture, tiny_grpo_args
 
 pytest.importorskip("trl")
 
@@ -64,27 +64,13 @@ def test_tool_tokens_get_no_reward_and_zero_advantage(
 ) -> None:
     from datasets import Dataset
 
-    from botgrpo_core import BoTGRPOTrainer, RewardMixture, SignalSpec, Span
+    from botgrpo_core import BoTGRPOTrainer
     from botgrpo_core.engine.tiny import build_tiny_model, char_tokenizer
-    from botgrpo_core.signals.manager import PluginManager, register_signal
 
     monkeypatch.setenv("TRL_EXPERIMENTAL_SILENCE", "1")
     torch.set_num_threads(1)
 
-    class Digits:
-        """Local: +1 on every run of digits, wherever it is (the tool's answer is digits too)."""
-
-        def __init__(self, params: Any) -> None:
-            pass
-
-        def score(self, samples: Any) -> list[list[Span]]:
-            return [
-                [Span(m.start(), m.end(), 1.0) for m in re.finditer(r"\d+", s.completion)] for s in samples
-            ]
-
-    manager = PluginManager(entry_points=[])
-    register_signal(SignalSpec("test.digits", "local", (0.0, 1.0), Digits), manager=manager)
-    mixture = RewardMixture.from_dict({"beta": 1.0, "signals": [{"name": "test.digits"}]}, manager=manager)
+    mixture = digit_runs_mixture(beta=1.0)  # +1 on every run of digits, the tool's answer's too
 
     def has_answer(completions: list[str], **kwargs: Any) -> list[float]:
         return [float("\n" in c) for c in completions]
@@ -143,10 +129,9 @@ def test_tools_tool_output_tokens_get_zero_advantage(tmp_path: Path, monkeypatch
     import trl
     from datasets import Dataset
 
-    from botgrpo_core import BoTGRPOTrainer, RewardMixture, SignalSpec, Span
+    from botgrpo_core import BoTGRPOTrainer
     from botgrpo_core.config.sections import TinyModelSpec
     from botgrpo_core.engine.tiny import build_tiny_model, byte_level_bpe_tokenizer
-    from botgrpo_core.signals.manager import PluginManager, register_signal
 
     monkeypatch.setenv("TRL_EXPERIMENTAL_SILENCE", "1")
     torch.set_num_threads(1)
@@ -180,18 +165,7 @@ def test_tools_tool_output_tokens_get_zero_advantage(tmp_path: Path, monkeypatch
         if loss.item() < 0.01:
             break
 
-    class Digits:
-        def __init__(self, params: Any) -> None:
-            pass
-
-        def score(self, samples: Any) -> list[list[Span]]:
-            return [
-                [Span(m.start(), m.end(), 1.0) for m in re.finditer(r"\d+", s.completion)] for s in samples
-            ]
-
-    manager = PluginManager(entry_points=[])
-    register_signal(SignalSpec("test.digits", "local", (0.0, 1.0), Digits), manager=manager)
-    mixture = RewardMixture.from_dict({"beta": 1.0, "signals": [{"name": "test.digits"}]}, manager=manager)
+    mixture = digit_runs_mixture(beta=1.0)  # +1 on every run of digits, the tool's answer's too
 
     def answered(completions: list[Any], **kwargs: Any) -> list[float]:
         return [float("7" in str(c)) for c in completions]

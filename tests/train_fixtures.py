@@ -303,3 +303,24 @@ def tiny_grpo_args(output_dir: Path | str, **overrides: Any) -> Any:
     }
     kwargs.update(overrides)
     return GRPOConfig(**kwargs)
+
+
+class DigitRuns:
+    """Local: +1 on every run of digits, wherever it is (a tool's answer is digits too)."""
+
+    def __init__(self, params: Any) -> None:
+        pass
+
+    def score(self, samples: Sequence[Sample]) -> list[list[Span]]:
+        return [[Span(m.start(), m.end(), 1.0) for m in re.finditer(r"\d+", s.completion)] for s in samples]
+
+
+def digit_runs_mixture(low: float = 0.0, **rewards: Any) -> Any:
+    """A ``RewardMixture`` of one local signal, ``test.digit_runs`` (:class:`DigitRuns`, declared bounds
+    ``(low, 1)``), on a plugin manager of its own; ``rewards`` are the section's other keys (alpha, beta...)."""
+    from botgrpo_core import RewardMixture
+    from botgrpo_core.signals.manager import PluginManager, register_signal
+
+    manager = PluginManager(entry_points=[])
+    register_signal(SignalSpec("test.digit_runs", "local", (low, 1.0), DigitRuns), manager=manager)
+    return RewardMixture.from_dict({**rewards, "signals": [{"name": "test.digit_runs"}]}, manager=manager)
