@@ -60,6 +60,20 @@ def parse_view(view: CodeView, params: CommonParams) -> Parsed | SampleError:
     return parsed
 
 
+def _read(completion: str, params: CommonParams) -> tuple[CodeView, Parsed] | list[Span] | SampleError:
+    """The completion's code and its parse; ``[]`` (no spans) when it has no code, the error when the code
+    cannot be extracted or parsed within the bounds."""
+    view = _extract(completion, params)
+    if isinstance(view, SampleError):
+        return view
+    if view is None or not view.code.strip():
+        return []
+    parsed = parse_view(view, params)
+    if isinstance(parsed, SampleError):
+        return parsed
+    return view, parsed
+
+
 def syntax_spans(completion: str, params: SyntaxParams) -> list[Span] | SampleError:
     """``jsx.syntax`` for one completion."""
     view = _extract(completion, params)
@@ -147,14 +161,10 @@ def rule_spans(
     completion: str, prompt: str, row: Mapping[str, Any], params: RulesParams
 ) -> list[Span] | SampleError:
     """``jsx.rules`` for one completion."""
-    view = _extract(completion, params)
-    if isinstance(view, SampleError):
-        return view
-    if view is None or not view.code.strip():
-        return []
-    parsed = parse_view(view, params)
-    if isinstance(parsed, SampleError):
-        return parsed
+    read = _read(completion, params)
+    if not isinstance(read, tuple):
+        return read
+    view, parsed = read
     weights = params.weights.model_dump()
     violations = rule_violations(parsed, params, export_requirement(params, prompt, row))
     marks = [
@@ -229,14 +239,10 @@ def unit_spans(
 ) -> list[Span] | SampleError:
     """``jsx.units`` for one completion: ``pass_value`` on each unit that parses in context and breaks
     no rule, ``fail_value`` on each that does not (:mod:`botgrpo_jsx.units`)."""
-    view = _extract(completion, params)
-    if isinstance(view, SampleError):
-        return view
-    if view is None or not view.code.strip():
-        return []
-    parsed = parse_view(view, params)
-    if isinstance(parsed, SampleError):
-        return parsed
+    read = _read(completion, params)
+    if not isinstance(read, tuple):
+        return read
+    view, parsed = read
     found = analyse(parsed, params.parse_timeout_s)
     units = found.units if found is not None else segment(view.code)
     reasons: list[list[str]] = [[] for _ in units]
