@@ -108,6 +108,30 @@ def checkpoints(output_dir: Path) -> list[tuple[int, Path]]:
     return sorted(found)
 
 
+def checkpoint_step(checkpoint: str | Path) -> int:
+    """The step of a ``checkpoint-N`` folder."""
+    match = _CHECKPOINT.match(Path(checkpoint).name)
+    if match is None:
+        raise ValueError(f"{checkpoint} is not a checkpoint-N folder")
+    return int(match[1])
+
+
+def restore_checkpoint(trainer: Any, checkpoint: str) -> None:
+    """The trainer as ``train()`` leaves it after the checkpoint's step: its weights, its state, and no
+    more checkpoints than ``training.save_total_limit`` (a resume whose last checkpoint is the last step)."""
+    from transformers import TrainerState
+    from transformers.trainer_utils import rotate_checkpoints
+
+    trainer._load_from_checkpoint(checkpoint)
+    trainer.state = TrainerState.load_from_json(str(Path(checkpoint) / TRAINER_STATE_FILE))
+    if trainer.args.should_save:  # a kill after the last save, before HF rotated the old ones: rotate now
+        rotate_checkpoints(
+            output_dir=trainer.args.output_dir,
+            save_total_limit=trainer.args.save_total_limit,
+            best_model_checkpoint=trainer.state.best_model_checkpoint,
+        )
+
+
 def checkpoint_problem(folder: Path, step: int) -> str | None:
     """Why ``folder`` is not a complete checkpoint of ``step``, or None when it is.
 

@@ -53,11 +53,13 @@ from botgrpo_core.engine.outputs import (
     atomic_write,
     check_output_dir,
     checkpoint_problem,
+    checkpoint_step,
     checkpoints,
     completed_run,
     last_checkpoint,
     prepare_output_dir,
     replace_dir,
+    restore_checkpoint,
 )
 from botgrpo_core.engine.report import _summary, format_report, write_plots
 from botgrpo_core.engine.run_lock import OutputDirLock
@@ -367,7 +369,7 @@ def _start_metrics(
         config, metrics, run_data, setup.mixture, tokenizer, model=model, log=log, is_main=is_main
     )
     if last_checkpoint is not None:
-        step = _step_of(last_checkpoint)
+        step = checkpoint_step(last_checkpoint)
         for dropped in metrics.truncate_after(step):
             log(f"warning: {metrics.path}: dropped {dropped}, torn by an interrupted write")
         ctx.evals = {r["step"]: r for r in metrics.read() if r["kind"] == "eval"}
@@ -415,13 +417,13 @@ def _train(
     While the loop runs, a first SIGINT/SIGTERM means "save at the end of this step and stop" (``stop``).
     """
     t, preset = ctx.config.training, setup.preset
-    if last_checkpoint is not None and _step_of(last_checkpoint) >= t.steps:
+    if last_checkpoint is not None and checkpoint_step(last_checkpoint) >= t.steps:
         # HF's loop would train one more step: the run is at its end, only its final files are missing
         ctx.log(
             f"{Path(last_checkpoint).name} is the run's last step (training.steps {t.steps}): no step to "
             "train; writing the final model from it"
         )
-        _restore(ctx.trainer, last_checkpoint)
+        restore_checkpoint(ctx.trainer, last_checkpoint)
         setup.mixture.close()
         return
     if progress and ctx.is_main:
@@ -441,26 +443,3 @@ def _train(
         if ctx.bar is not None:
             ctx.bar.close()
         setup.mixture.close()
-
-
-def _step_of(checkpoint: str) -> int:
-    """The step of a ``checkpoint-N`` folder."""
-    return int(Path(checkpoint).name.split("-")[-1])
-
-
-def _restore(trainer: Any, checkpoint: str) -> None:
-    """The trainer as ``train()`` leaves it after the checkpoint's step: its weights, its state, and no
-    more checkpoints than ``training.save_total_limit``."""
-    from transformers import TrainerState
-    from transformers.trainer_utils import rotate_checkpoints
-
-    from botgrpo_core.engine.outputs import TRAINER_STATE_FILE
-
-    trainer._load_from_checkpoint(checkpoint)
-    trainer.state = TrainerState.load_from_json(str(Path(checkpoint) / TRAINER_STATE_FILE))
-    if trainer.args.should_save:  # a kill after the last save, before HF rotated the old ones: rotate now
-        rotate_checkpoints(
-            output_dir=trainer.args.output_dir,
-            save_total_limit=trainer.args.save_total_limit,
-            best_model_checkpoint=trainer.state.best_model_checkpoint,
-        )
