@@ -44,8 +44,11 @@ def botgrpo_register_tasks(register: Callable[[str, type, type], None]) -> None:
 
 @hookimpl
 def botgrpo_register_signals(register: Callable[[SignalSpec], None]) -> None:
-    """The React view task's outcome (``bench.react_spec``) and trivial-page flag (``bench.react_trivial``)."""
+    """The React view task's outcome (``bench.react_spec``), its local signal (``bench.react_sections``)
+    and trivial-page flag (``bench.react_trivial``)."""
+    from botgrpo_bench.react_sections import make_sections
     from botgrpo_bench.react_verdict import SpecParams, make_spec, make_trivial
+    from botgrpo_jsx.params import UnitsParams
 
     register(
         SignalSpec(
@@ -57,6 +60,20 @@ def botgrpo_register_signals(register: Callable[[SignalSpec], None]) -> None:
             required_fields=("spec",),
             description="react view pages: 1 if the page compiles and implements its spec, else partial x "
             "the share of spec sections implemented less repeats (empty, null or copied pages score 0)",
+        )
+    )
+    register(
+        SignalSpec(
+            name="bench.react_sections",
+            kind="local",
+            bounds=lambda params: (params.fail_value, params.pass_value),
+            make_scorer=make_sections,
+            params_model=UnitsParams,
+            required_fields=("spec",),
+            own_pool=True,  # jsx.units' processes: workers/timeout_s/memory_mb come from the signal level
+            description="react view pages: jsx.units' verdict per section line, +1 only where the line also "
+            "implements a new section of the spec, -1 on a wrong, repeated or broken one and on the closer "
+            "of a page with sections missing",
         )
     )
     register(

@@ -209,7 +209,7 @@ def view_spec_of(row: Any) -> ViewSpec:
     key = row.get("spec", "") if hasattr(row, "get") else ""
     if not isinstance(key, str) or not key.startswith(f"{PREFIX} "):
         raise ValueError(
-            f"bench.react_spec and bench.react_trivial read view specs (rows of the react task with "
+            f"bench.react_spec, bench.react_sections and bench.react_trivial read view specs (rows of the react task with "
             f"data.task_params.grammar: spec, whose spec starts with {PREFIX!r}); this row's spec is "
             f"{str(key)[:60]!r}"
         )

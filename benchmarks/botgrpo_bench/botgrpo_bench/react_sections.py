@@ -1,0 +1,119 @@
+"""``bench.react_sections``: the view task's local signal, a verdict per section that the spec can tell.
+
+``jsx.units`` (botgrpo-jsx) judges each top-level unit of a page by compilation and the React rules
+alone. On the view task that credit can be gamed, and a pilot run gamed it (short level, seed 0: the
+compile rate rose 0.04 -> 0.26 while the spec rate fell to 0.00 and trivial pages rose to 0.50): a
+section with a wrong field compiles and gets +1, and a section the page leaves out costs nothing, so
+dropping the hard sections paid. This signal keeps ``jsx.units``' cut and blame and asks what the
+outcome asks, unit by unit:
+
+- a **JSX child** of the root (a section's line) gets ``pass_value`` when it parses in context, breaks
+  no rule *and* implements a section of the spec that no earlier line did (checked on the line alone,
+  so an error elsewhere on the page cannot hide it: :func:`line_sections`); ``fail_value`` when it is
+  broken, implements nothing the spec asks for (a wrong tag or field), or repeats a section;
+- a **frame** line (the signature, ``return <div>``, the closers) carries no credit when it is correct
+  (boilerplate every page shares) and ``fail_value`` when it is broken;
+- a page with **fewer section lines than the spec has sections** gets ``fail_value`` on the frame line
+  that closes the root after its last section: the token where the policy ended the page too early.
+
+So the signal has no ``fail_value`` span exactly when every section line is correct and new and none is
+missing, which on the grammar's pages is the outcome's success (tests/test_react_sections.py), and the
+empty, ``return null`` and one-section-copied pages that the outcome scores 0 carry a negative span and
+no positive one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from botgrpo_bench.react_spec import ViewSpec
+from botgrpo_bench.react_verdict import page_facts, section_counts, view_spec_of
+
+#: the ``jsx.units`` kind of a root's child (a section's line) and of a frame line
+CHILD = "jsx child"
+FRAME = "frame"
+
+
+def line_sections(spec: ViewSpec, line: str) -> list[int]:
+    """Per section of ``spec``: how many times ``line`` (one section's JSX, parsed on its own inside a
+    fragment, so an error on another line cannot hide it) implements it."""
+    return section_counts(spec, page_facts(f"const _ = <>\n{line}\n</>;"))
+
+
+def section_spans(
+    spec: ViewSpec, completion: str, units: Sequence[Any], fail_value: float, pass_value: float
+) -> list[Any]:
+    """The spans of one page from its ``jsx.units`` spans ``units`` (module doc)."""
+    from botgrpo_core.signals import Span
+
+    out: list[Span] = []
+    credited: set[int] = set()
+    children = [u for u in units if (u.meta or {}).get("unit") == CHILD]
+    for unit in units:
+        meta = dict(unit.meta or {})
+        if meta.get("unit") != CHILD:
+            if unit.value < 0:
+                out.append(unit)  # a broken frame keeps its blame; a correct one earns nothing
+            continue
+        if unit.value < 0:
+            out.append(unit)
+            continue
+        counts = line_sections(spec, completion[unit.start : unit.end])
+        new = [i for i, n in enumerate(counts) if n and i not in credited]
+        if new:
+            credited.add(new[0])
+            verdict, value = f"implements {spec.sections[new[0]].key}", pass_value
+        elif any(counts):
+            verdict, value = "repeats a section", fail_value
+        else:
+            verdict, value = "implements no section of the spec", fail_value
+        out.append(Span(unit.start, unit.end, value, {**meta, "verdict": verdict}))
+    missing = len(spec.sections) - len(children)
+    if missing > 0:
+        after = children[-1].end if children else 0
+        closers = [u for u in units if (u.meta or {}).get("unit") != CHILD and u.start >= after]
+        verdict = f"{missing} of {len(spec.sections)} sections missing"
+        if closers:
+            target = closers[0]
+            out = [s for s in out if s is not target]
+            why = f"{target.meta.get('verdict')}; {verdict}" if target.value < 0 else verdict
+            out.append(Span(target.start, target.end, fail_value, {"unit": FRAME, "verdict": why}))
+        elif completion.strip():  # no frame after the sections (cut off, or no code): the last line
+            start = completion.rstrip().rfind("\n") + 1
+            out.append(Span(start, len(completion.rstrip()), fail_value, {"unit": FRAME, "verdict": verdict}))
+    out.sort(key=lambda s: s.start)
+    return out
+
+
+class ReactSectionsScorer:
+    """``bench.react_sections``: ``jsx.units``' spans, judged against the row's view spec (module doc)."""
+
+    def __init__(self, params: Any) -> None:
+        from botgrpo_jsx.scorers import UnitsScorer
+
+        self.params = params
+        self._units = UnitsScorer(params)
+
+    def score(self, samples: Sequence[Any]) -> list[Any]:
+        from botgrpo_core.signals import SampleError
+
+        units = self._units.score(samples)
+        out: list[Any] = []
+        for sample, spans in zip(samples, units, strict=True):
+            if isinstance(spans, SampleError):
+                out.append(spans)
+                continue
+            try:
+                spec = view_spec_of(sample.row)
+            except ValueError as exc:
+                out.append(SampleError(str(exc)))
+                continue
+            p = self.params
+            out.append(section_spans(spec, sample.completion, spans, p.fail_value, p.pass_value))
+        return out
+
+
+def make_sections(params: Any) -> ReactSectionsScorer:
+    """Build the ``bench.react_sections`` scorer (params: botgrpo-jsx's ``UnitsParams``)."""
+    return ReactSectionsScorer(params)

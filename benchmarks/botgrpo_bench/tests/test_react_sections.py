@@ -1,0 +1,154 @@
+"""``bench.react_sections``, the view levels' local signal, on the grammar's pages (real tree-sitter).
+
+Blame lands on the broken or wrong section's own line on pages with 1, 2, 3 and 5 errors, every other
+section line gets +1, and a page has no negative span exactly when it succeeds; a dropped section costs
+the root's closing line; the degenerate pages the old signal paid for (sections dropped, one copied,
+``return null``) score below an honest page with one error.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from botgrpo_bench.react import ReactParams, ReactTask
+from botgrpo_bench.react_sections import ReactSectionsScorer
+from botgrpo_bench.react_spec import SECTION_ERRORS, ViewSpec, draw_error, render_view, section_line
+from botgrpo_core.signals import Sample, SampleError
+from botgrpo_jsx.params import UnitsParams
+
+
+@pytest.fixture(scope="module")
+def scorer() -> ReactSectionsScorer:
+    return ReactSectionsScorer(UnitsParams(workers=0))
+
+
+def _task(n: int) -> ReactTask:
+    return ReactTask(ReactParams(grammar="spec", sections=(n, n), error_rate=0.3))
+
+
+def _score(scorer: ReactSectionsScorer, row: dict, pages: list[str]) -> list:
+    return scorer.score([Sample(prompt=row["prompt"], completion=c, row=row) for c in pages])
+
+
+def _line(page: str, start: int) -> int:
+    return page[:start].count("\n")
+
+
+@pytest.mark.parametrize("errors", [1, 2, 3, 5])
+def test_blame_stays_on_the_sections_with_errors(scorer: ReactSectionsScorer, errors: int) -> None:
+    """Each erroneous section's line (breaking or only wrong for the spec) gets -1, every correct one
+    +1, nothing else is blamed, and the page has no -1 exactly when it succeeds."""
+    task = _task(6)
+    rng = random.Random(errors)
+    rows = task.eval_rows(12, seed=errors)
+    pages, cases = [], []
+    for row in rows:
+        spec = task.parse_row(row)
+        chosen = rng.sample(range(len(spec.sections)), errors)
+        faults = {i: draw_error(spec.sections[i], spec, rng) for i in chosen}
+        pages.append(render_view(spec, faults))
+        cases.append((row, spec, faults))
+    results = [_score(scorer, row, [page])[0] for (row, _, _), page in zip(cases, pages, strict=True)]
+    for (row, spec, faults), page, spans in zip(cases, pages, results, strict=True):
+        assert not isinstance(spans, SampleError), spans
+        first = 2  # the signature and `return <div>` come first
+        bad = {_line(page, s.start) for s in spans if s.value < 0}
+        good = {_line(page, s.start) for s in spans if s.value > 0}
+        assert bad == {first + i for i in faults}, (page, spans)
+        assert good == {first + i for i in range(len(spec.sections)) if i not in faults}, (page, spans)
+        assert not task.success(row, page)
+    # and the solutions: all +1, no -1, success
+    for row, spec, _ in cases:
+        solution = render_view(spec)
+        (spans,) = _score(scorer, row, [solution])
+        assert task.success(row, solution)
+        assert [s.value for s in spans] == [1.0] * len(spec.sections), spans
+
+
+def test_no_negative_span_exactly_when_the_page_succeeds(scorer: ReactSectionsScorer) -> None:
+    """Every error kind of every section kind, alone and in pairs: success <=> no -1 span."""
+    task = _task(4)
+    rng = random.Random(7)
+    for row in task.eval_rows(10, seed=3):
+        spec = task.parse_row(row)
+        pages = [render_view(spec)]
+        for i, s in enumerate(spec.sections):
+            for _ in SECTION_ERRORS[s.kind]:
+                pages.append(render_view(spec, {i: draw_error(s, spec, rng)}))
+        for _ in range(4):
+            i, j = rng.sample(range(len(spec.sections)), 2)
+            pages.append(render_view(spec, {k: draw_error(spec.sections[k], spec, rng) for k in (i, j)}))
+        for page, spans in zip(pages, _score(scorer, row, pages), strict=True):
+            assert task.success(row, page) == (not any(s.value < 0 for s in spans)), (page, spans)
+
+
+def _dropped(spec: ViewSpec, keep: list[int]) -> str:
+    """The correct page with only the sections ``keep`` (the props of every section kept)."""
+    lines = render_view(spec).split("\n")
+    return "\n".join(lines[:2] + [lines[2 + i] for i in keep] + lines[2 + len(spec.sections) :])
+
+
+def test_a_dropped_section_costs_the_line_that_closes_the_page(scorer: ReactSectionsScorer) -> None:
+    task = _task(4)
+    for row in task.eval_rows(6, seed=5):
+        spec = task.parse_row(row)
+        page = _dropped(spec, [0, 1, 3])
+        (spans,) = _score(scorer, row, [page])
+        (negative,) = [s for s in spans if s.value < 0]
+        assert page[negative.start : negative.end] == "</div>;", spans
+        assert "1 of 4 sections missing" in negative.meta["verdict"]
+        assert sum(s.value > 0 for s in spans) == 3
+
+
+@pytest.mark.parametrize("sections", [2, 6])
+def test_degenerate_pages_never_score_above_an_honest_page_with_one_error(
+    scorer: ReactSectionsScorer, sections: int
+) -> None:
+    """The pages jsx.units paid for carry a -1, and their sum of span values (one value per line) is never
+    above an honest page with one error: below it for empty pages, and from 4 sections for every
+    degenerate page (at 2, a copied or dropped section ties a wrong one here, and the outcome, which counts
+    repeats and missing sections against a page, separates them: test_react_spec's mixture test)."""
+    task = _task(sections)
+    rng = random.Random(sections)
+    for row in task.eval_rows(6, seed=sections):
+        spec = task.parse_row(row)
+        name = spec.component
+        copied = "\n".join(
+            [f"function {name}({{{spec.sections[0].field}, items, show}}) {{", "  return <div>"]
+            + ["    " + section_line(spec.sections[0])] * sections
+            + ["  </div>;", "}"]
+        )
+        degenerate = {
+            "empty div": f"function {name}() {{\n  return <div>\n  </div>;\n}}",
+            "return null": f"function {name}() {{\n  return null;\n}}",
+            "one section copied": copied,
+            "first section only": _dropped(spec, [0]),
+        }
+        honest = {
+            f"error in section {i}": render_view(spec, {i: draw_error(s, spec, rng)})
+            for i, s in enumerate(spec.sections)
+        }
+        pages = {**degenerate, **honest}
+        spans = dict(zip(pages, _score(scorer, row, list(pages.values())), strict=True))
+        total = {k: sum(s.value for s in v) for k, v in spans.items()}
+        assert all(any(s.value < 0 for s in spans[k]) for k in degenerate), spans
+        floor = min(total[k] for k in honest)
+        assert max(total[k] for k in degenerate) <= floor, (spec.key, total)
+        assert total["empty div"] < floor and total["return null"] < floor, (spec.key, total)
+        if sections > 2:
+            assert max(total[k] for k in degenerate) < floor, (spec.key, total)
+
+
+def test_rows_without_a_view_spec_fail_that_sample_only(scorer: ReactSectionsScorer) -> None:
+    task = _task(2)
+    row = task.eval_rows(1)[0]
+    good, bad = scorer.score(
+        [
+            Sample(prompt=row["prompt"], completion=render_view(task.parse_row(row)), row=row),
+            Sample(prompt="S: x\n", completion="<div/>", row={"spec": "list Todo"}),
+        ]
+    )
+    assert not isinstance(good, SampleError)
+    assert isinstance(bad, SampleError) and "bench.react_sections" in str(bad)
