@@ -10,7 +10,8 @@ is a speed-up *profile* rather than one threshold:
   and its paired per-seed difference; the ratio at the file's target; step time and no-spread groups;
 - the markdown section (:func:`render_regime_section`) and the speed-up plot (:func:`plot_speedup`);
 - the target-rule check (:func:`target_rule_check`): the target each level should have under
-  ``target_rule`` given its warm start's measured success.
+  ``target_rule`` given its warm start's measured success; whether each target was committed before its
+  level's runs started (:mod:`botgrpo_bench.target_provenance`).
 
 The per-run numbers (steps to target, run mean, step times) are :mod:`botgrpo_bench.aggregate`'s and
 :mod:`botgrpo_bench.runs`'; this module only groups and compares them.
@@ -26,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from botgrpo_bench.aggregate import curve_points, fmt, metric_curve, run_step_time, stat, step_time_ratio
 from botgrpo_bench.runs import run_curves, steps_to_target
+from botgrpo_bench.target_provenance import level_check, provenance_lines, run_started_at, target_provenance
 
 if TYPE_CHECKING:
     from botgrpo_bench.config import BenchFile
@@ -84,7 +86,10 @@ def target_rule_check(bench: BenchFile, warm: dict[str, dict[str, Any]]) -> dict
 
 
 def regime_records(
-    bench: BenchFile, run_rows: Sequence[dict[str, Any]], warm: dict[str, dict[str, Any]] | None = None
+    bench: BenchFile,
+    run_rows: Sequence[dict[str, Any]],
+    warm: dict[str, dict[str, Any]] | None = None,
+    bench_file: str | Path | None = None,
 ) -> list[Record]:
     """One record per ok grid run of a levelled task (the ``regimes.jsonl`` lines).
 
@@ -93,10 +98,13 @@ def regime_records(
     ``initial`` (the step-0 evaluation, None without one), ``final``, ``curve`` ([[step, success], ...]),
     ``step_time_s`` (median over the run's steps, else its mean), ``no_spread_frac`` (groups whose
     rollouts share one outcome), ``task_params``, and with ``warm`` (task -> ``warm_start.json``)
-    ``warm_success`` and ``rule_target`` (:func:`target_rule_check`).
+    ``warm_success`` and ``rule_target`` (:func:`target_rule_check`); ``started_at`` (the run's start,
+    None when unknown) and, with ``bench_file`` (the file ``bench`` was loaded from), the target's commit
+    (:func:`botgrpo_bench.target_provenance.target_provenance`).
     A row without ``curve`` (a ``runs.jsonl`` of an older report) has it read from its run folder.
     """
     rule = target_rule_check(bench, warm) if warm is not None else {}
+    provenance = target_provenance(bench, bench_file) if bench_file is not None else {}
     records: list[Record] = []
     for row in run_rows:
         task = bench.tasks.get(row["task"])
@@ -130,6 +138,8 @@ def regime_records(
         if row["task"] in rule:
             record["warm_success"] = rule[row["task"]]["warm_success"]
             record["rule_target"] = rule[row["task"]]["rule_target"]
+        record["started_at"] = run_started_at(row.get("run_dir"))
+        record.update(provenance.get(row["task"], {}))
         records.append(record)
     return records
 
@@ -176,7 +186,9 @@ def speedup_profile(
     :func:`compare_steps` of the steps to first reach it; ``at_target`` (the same at the file's target);
     ``run_mean`` (method -> Stat over seeds), ``run_mean_diff`` (candidate - reference per seed: ``stat``,
     ``positive``, ``per_seed``), ``step_time_ratio`` (candidate / reference: ``median`` of the per-seed
-    ratios, ``per_seed``), ``no_spread`` (method -> Stat) and ``rule`` (the target-rule check, or None).
+    ratios, ``per_seed``), ``no_spread`` (method -> Stat), ``rule`` (the target-rule check, or None) and
+    ``provenance`` (the target's commit vs the runs' start,
+    :func:`~botgrpo_bench.target_provenance.level_check`).
     """
     groups: dict[tuple[str, str], list[Record]] = {}
     for r in records:
@@ -271,6 +283,7 @@ def _level(
             m: stat(runs[m, s].get("no_spread_frac") for s in seeds if (m, s) in runs) for m in methods
         },
         "rule": rule,
+        "provenance": level_check(recs),
     }
 
 
@@ -379,9 +392,10 @@ def render_regime_section(
     heading: str = "##",
     title: str = "Regimes: speed-up by reasoning length",
 ) -> str:
-    """The markdown regime section: a headline table (one row per level), the target-rule check, then per
-    level its speed-up profile table; ``plot`` is the speed-up plot's path, ``curves`` maps a level's
-    ``bench_task`` to its curves plot's path, ``heading`` is the section's heading marks."""
+    """The markdown regime section: a headline table (one row per level), the target-rule check, whether
+    each target was committed before its runs, then per level its speed-up profile table; ``plot`` is the
+    speed-up plot's path, ``curves`` maps a level's ``bench_task`` to its curves plot's path, ``heading`` is
+    the section's heading marks."""
     ref, cand = profile["reference"], profile["candidate"]
     levels = profile["levels"]
     lines = [f"{heading} {title}", ""]
@@ -442,6 +456,7 @@ def render_regime_section(
     if censored:
         lines += ["Censored at the target: " + "; ".join(censored) + ".", ""]
     lines += _rule_lines(levels)
+    lines += provenance_lines(levels)
     if plot:
         lines += [f"![speed-up {ref} / {cand} vs level]({plot})", ""]
     for lv in levels:

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from botgrpo_bench.aggregate import collect, ratio_summary
 from botgrpo_bench.plots import make_plots
 from botgrpo_bench.summary import render_summary
+from botgrpo_bench.target_provenance import bench_file_of
 
 if TYPE_CHECKING:
     from botgrpo_bench.config import BenchFile
@@ -50,7 +51,7 @@ def write_report(
     numbers = {task: ratio_summary(run_rows, task, bench.reference, bench.candidate) for task in bench.tasks}
     section, profile = "", None
     if any(task.level is not None for task in bench.tasks.values()):
-        section, profile = _regime_files(bench, run_rows, warm, plots, out_dir)
+        section, profile = _regime_files(bench, run_rows, warm, plots, out_dir, bench_file_of(meta))
         meta = {**meta, "regimes": regime_settings(bench)}
     text = render_summary(bench, run_rows, numbers, warm, plots, meta, section)
     (out_dir / "summary.md").write_text(text, encoding="utf-8")
@@ -73,9 +74,11 @@ def _regime_files(
     warm: dict[str, dict[str, Any]],
     plots: dict[str, str],
     out_dir: Path,
+    bench_file: str | None = None,
 ) -> tuple[str, dict[str, Any]]:
     """``regimes.jsonl`` and, with more than one level, ``regimes_speedup.png`` in ``out_dir``; returns the
-    regime section and the profile."""
+    regime section and the profile. ``bench_file``: the file ``bench`` was loaded from, whose ``target:``
+    lines' commits the records keep (None: unknown)."""
     from botgrpo_bench.regimes import (
         plot_speedup,
         regime_records,
@@ -84,7 +87,7 @@ def _regime_files(
         write_regimes_jsonl,
     )
 
-    records = regime_records(bench, run_rows, warm)
+    records = regime_records(bench, run_rows, warm, bench_file)
     write_regimes_jsonl(records, out_dir / "regimes.jsonl")
     profile = speedup_profile(records, bench.profile_fractions, bench.reference, bench.candidate)
     plot = None
