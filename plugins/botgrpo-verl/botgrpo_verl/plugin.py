@@ -1,4 +1,5 @@
-"""The ``verl.plugins`` entry point: ``import verl`` imports this module, which registers botgrpo with verl.
+"""The ``verl.plugins`` entry point: ``import verl`` imports this module, which registers botgrpo with verl
+(estimators, reward manager) and adapts verl 0.9.1's agent loop to carry dense token rewards.
 
 verl loads its plugins inside a ``try`` and logs a failure at debug level only, so a broken plugin would
 silently register nothing. This module therefore reports every failure itself, on stderr, naming the
@@ -61,8 +62,16 @@ def register_reward_manager() -> None:
     import botgrpo_verl.reward_manager  # noqa: F401  (registers on import)
 
 
+def install_dense_agent_loop() -> None:
+    """Let the ``botgrpo`` manager's dense token rewards through verl's agent loop (its default reward path)
+    where this verl's code is recognised; a warning on stderr otherwise (:mod:`botgrpo_verl.agent_loop`)."""
+    from botgrpo_verl.agent_loop import install
+
+    install()
+
+
 def _register() -> None:
-    for step in (register_estimators, register_reward_manager):
+    for step in (register_estimators, register_reward_manager, install_dense_agent_loop):
         try:
             step()
         except Exception as exc:

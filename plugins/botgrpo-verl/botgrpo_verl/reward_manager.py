@@ -9,8 +9,10 @@ path as botgrpo's TRL trainer, so the same completion gets the same token reward
 
 verl takes one ``reward_score`` per response from :meth:`run_single`; the manager returns a
 :class:`TokenRewards`, a float (the token-mean reward, what botgrpo's trainer hands TRL as the scalar
-reward) that also carries the token rewards, and :meth:`assemble_rm_scores` writes them as the ``(bs, L)``
-``rm_scores``. Per-signal values go into verl's reward extra info (``botgrpo/<signal>/<column>``).
+reward) that also carries the token rewards. Where verl calls ``RewardLoopManager.compute_rm_score`` (a
+colocated reward model) :meth:`assemble_rm_scores` writes them as the ``(bs, L)`` ``rm_scores``; in verl's
+agent loop (its default, rule-based path) :mod:`botgrpo_verl.agent_loop` does. Per-signal values go into
+verl's reward extra info (``botgrpo/<signal>/<column>``).
 
 The row a signal reads (``Sample.row``): the fields of the sample's ``extra_info``, ``data_source``, and
 ``ground_truth`` (verl's ``reward_model.ground_truth``), so e.g. ``sympy.answer`` takes
@@ -88,10 +90,10 @@ def _rewards_path(config: Any) -> str:
 AGENT_LOOP_WARNING = (
     "reward manager 'botgrpo': this verl config scores rewards in verl's agent loop (reward.reward_model.enable "
     "is false, or the reward model has its own resource pool), which keeps one float per response "
-    "(AgentLoopOutput.reward_score) and puts it on the response's last token: the dense token rewards are lost "
-    "there and every response gets its token-mean reward on its last token. verl 0.9 writes a reward manager's "
-    "dense rm_scores only where it calls RewardLoopManager.compute_rm_score (a colocated reward model). With "
-    "beta: 0 use algorithm.adv_estimator=grpo; see docs/verl.md, 'What is not supported'."
+    "(AgentLoopOutput.reward_score) and puts it on the response's last token, and botgrpo-verl could not "
+    "adapt this verl's agent loop (the warning above says why): the dense token rewards are lost there and "
+    "every response gets its token-mean reward on its last token. With beta: 0 use "
+    "algorithm.adv_estimator=grpo; see docs/verl.md, 'What is not supported'."
 )
 _warned: set[str] = set()
 
@@ -139,7 +141,10 @@ class BotgrpoRewardManager(RewardManagerBase):
         self._pending: list[tuple[Response, asyncio.Future[dict[str, Any]]]] = []
         self._draining: asyncio.Task[None] | None = None
         if streams_rewards_in_agent_loop(config):
-            _warn_once(AGENT_LOOP_WARNING)
+            from botgrpo_verl import agent_loop
+
+            if not agent_loop.active():
+                _warn_once(AGENT_LOOP_WARNING)
 
     def response(self, data: DataProto, index: int = -1) -> Response:
         """What the mixture needs of response ``index`` of ``data``: prompt text, response ids, row."""

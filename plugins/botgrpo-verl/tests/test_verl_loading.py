@@ -20,7 +20,9 @@ from botgrpo_verl import plugin
 PROBE = textwrap.dedent(
     """
     import verl
+    from verl.experimental.agent_loop.agent_loop import AgentLoopOutput
     from verl.trainer.ppo.core_algos import ADV_ESTIMATOR_REGISTRY
+    print("dense agent loop:", getattr(AgentLoopOutput.as_dict, "__botgrpo_dense__", False))
     print(",".join(sorted(n for n in ADV_ESTIMATOR_REGISTRY if n.startswith("botgrpo_"))))
     """
 )
@@ -49,6 +51,8 @@ def test_import_verl_reports_a_botgrpo_plugin_that_fails_to_import(tmp_path: Pat
     # the other estimators still register, through verl's own entry-point loading
     registered = out.stdout.strip().splitlines()[-1].split(",")
     assert {"botgrpo_bot", "botgrpo_grpo", "botgrpo_pure"} <= set(registered)
+    # and verl's agent loop carries the botgrpo manager's dense token rewards (botgrpo_verl.agent_loop)
+    assert "dense agent loop: True" in out.stdout
 
 
 def test_a_failure_of_the_plugin_itself_is_reported(monkeypatch, capsys) -> None:
