@@ -32,14 +32,13 @@ import ast
 import functools
 import hashlib
 import inspect
-import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 import torch
 
-from botgrpo_verl.reward_manager import TokenRewards
+from botgrpo_verl.reward_manager import TokenRewards, warn_once
 
 #: verl version -> sha256 of the source of every function the wrappers wrap or rely on.
 KNOWN_CODE: dict[str, dict[str, str]] = {
@@ -55,15 +54,6 @@ KNOWN_CODE: dict[str, dict[str, str]] = {
 MARK = "__botgrpo_dense__"
 
 _state = {"active": False}
-_warned: set[str] = set()
-
-
-def warn_once(message: str) -> None:
-    """One ``warning: botgrpo-verl: ...`` line on stderr per distinct message."""
-    if message not in _warned:
-        _warned.add(message)
-        sys.stderr.write(f"warning: botgrpo-verl: {message}\n")
-        sys.stderr.flush()
 
 
 def active() -> bool:

@@ -98,10 +98,12 @@ AGENT_LOOP_WARNING = (
 _warned: set[str] = set()
 
 
-def _warn_once(message: str) -> None:
+def warn_once(message: str) -> None:
+    """One ``warning: botgrpo-verl: ...`` line on stderr per distinct message and process."""
     if message not in _warned:
         _warned.add(message)
         sys.stderr.write(f"warning: botgrpo-verl: {message}\n")
+        sys.stderr.flush()
 
 
 def streams_rewards_in_agent_loop(config: Any) -> bool:
@@ -144,7 +146,7 @@ class BotgrpoRewardManager(RewardManagerBase):
             from botgrpo_verl import agent_loop
 
             if not agent_loop.active():
-                _warn_once(AGENT_LOOP_WARNING)
+                warn_once(AGENT_LOOP_WARNING)
 
     def response(self, data: DataProto, index: int = -1) -> Response:
         """What the mixture needs of response ``index`` of ``data``: prompt text, response ids, row."""

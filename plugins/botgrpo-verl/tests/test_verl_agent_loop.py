@@ -201,6 +201,9 @@ def test_verl_naive_manager_is_unaffected(tokenizer, worker) -> None:
 
 def test_a_score_of_another_length_keeps_verls_row(tokenizer, capsys) -> None:
     """An agent loop copying one trajectory's score onto an output of another length: verl's row, said once."""
+    from botgrpo_verl import reward_manager
+
+    reward_manager._warned.clear()
     output = loop_outputs(tokenizer, ROWS[:1], [TokenRewards([1.0, 3.0])])[0]
     row = output.as_dict()["rm_scores"]
     assert float(row[-1]) == 2.0 and float(row[:-1].abs().sum()) == 0.0
@@ -216,7 +219,7 @@ def test_unrecognised_verl_code_warns_and_leaves_verl_as_it_is(tokenizer, monkey
     assert agent_loop.unrecognised(verl.__version__, changed) == ["AgentLoopWorker._postprocess"]
     agent_loop.uninstall()
     try:
-        agent_loop._warned.clear()
+        reward_manager._warned.clear()
         assert agent_loop.install(version="0.9.2") is False
         err = capsys.readouterr().err
         assert "warning: botgrpo-verl: verl 0.9.2's agent loop is not the code botgrpo-verl" in err
