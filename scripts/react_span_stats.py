@@ -38,7 +38,7 @@ def span_stats(task: Any, rows: list[dict[str, Any]], completions: list[str], si
     out: dict[str, Any] = {"signal": signal, "pages": len(samples)}
     groups: dict[str, list[dict[str, Any]]] = {"failing": [], "succeeding": []}
     verdicts: Counter[str] = Counter()
-    errors = 0
+    errors, negative_chars, wrong_chars = 0, 0, 0
     for row, completion, result in zip(rows, completions, results, strict=True):
         if isinstance(result, SampleError):
             errors += 1
@@ -54,6 +54,10 @@ def span_stats(task: Any, rows: list[dict[str, Any]], completions: list[str], si
             verdicts.update(
                 str((s.meta or {}).get("verdict", "?")).split(";")[0] for s in result if s.value < 0
             )
+            for s in result:
+                if s.value < 0 and (s.meta or {}).get("unit") == "jsx child":
+                    negative_chars += s.end - s.start
+                    wrong_chars += _differing_chars(completion[s.start : s.end].strip(), row)
     for name, pages in groups.items():
         out[name] = {
             "pages": len(pages),
@@ -65,10 +69,31 @@ def span_stats(task: Any, rows: list[dict[str, Any]], completions: list[str], si
             "with_a_negative_span": _mean(p["neg_spans"] > 0 for p in pages),
         }
     out["sample_errors"] = errors
+    # of the characters under -1 on section lines, the share that differ from the closest correct line
+    # (difflib): what a line-wide span blames that is actually wrong
+    out["negative_section_chars"] = negative_chars
+    out["share_of_those_that_differ_from_a_correct_line"] = (
+        round(wrong_chars / negative_chars, 4) if negative_chars else None
+    )
     out["negative_verdicts_on_failing_pages"] = dict(verdicts.most_common(12))
     if hasattr(scorer, "close"):
         scorer.close()
     return out
+
+
+def _differing_chars(line: str, row: dict[str, Any]) -> int:
+    """Characters of ``line`` outside the matching blocks with the most similar correct section line of
+    the row's spec."""
+    import difflib
+
+    from botgrpo_bench.react_spec import section_line
+    from botgrpo_bench.react_verdict import view_spec_of
+
+    best = 0
+    for section in view_spec_of(row).sections:
+        matcher = difflib.SequenceMatcher(None, line, section_line(section), autojunk=False)
+        best = max(best, sum(b.size for b in matcher.get_matching_blocks()))
+    return len(line) - best
 
 
 def _mean(values: Any) -> float | None:

@@ -46,9 +46,8 @@ def botgrpo_register_tasks(register: Callable[[str, type, type], None]) -> None:
 def botgrpo_register_signals(register: Callable[[SignalSpec], None]) -> None:
     """The React view task's outcome (``bench.react_spec``), its local signal (``bench.react_sections``)
     and trivial-page flag (``bench.react_trivial``)."""
-    from botgrpo_bench.react_sections import make_sections
+    from botgrpo_bench.react_sections import SectionsParams, make_sections
     from botgrpo_bench.react_verdict import SpecParams, make_spec, make_trivial
-    from botgrpo_jsx.params import UnitsParams
 
     register(
         SignalSpec(
@@ -68,7 +67,7 @@ def botgrpo_register_signals(register: Callable[[SignalSpec], None]) -> None:
             kind="local",
             bounds=lambda params: (params.fail_value, params.pass_value),
             make_scorer=make_sections,
-            params_model=UnitsParams,
+            params_model=SectionsParams,
             required_fields=("spec",),
             own_pool=True,  # jsx.units' processes: workers/timeout_s/memory_mb come from the signal level
             description="react view pages: jsx.units' verdict per section line, +1 only where the line also "

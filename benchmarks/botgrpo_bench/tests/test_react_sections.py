@@ -2,7 +2,7 @@
 
 Blame lands on the broken or wrong section's own line on pages with 1, 2, 3 and 5 errors, every other
 section line gets +1, and a page has no negative span exactly when it succeeds; a dropped section costs
-the root's closing line; the degenerate pages the old signal paid for (sections dropped, one copied,
+the root's closing line; with ``blame: tokens`` the -1 covers only the wrong word; the degenerate pages the old signal paid for (sections dropped, one copied,
 ``return null``) score below an honest page with one error.
 """
 
@@ -13,15 +13,14 @@ import random
 import pytest
 
 from botgrpo_bench.react import ReactParams, ReactTask
-from botgrpo_bench.react_sections import ReactSectionsScorer
+from botgrpo_bench.react_sections import ReactSectionsScorer, SectionsParams
 from botgrpo_bench.react_spec import SECTION_ERRORS, ViewSpec, draw_error, render_view, section_line
 from botgrpo_core.signals import Sample, SampleError
-from botgrpo_jsx.params import UnitsParams
 
 
 @pytest.fixture(scope="module")
 def scorer() -> ReactSectionsScorer:
-    return ReactSectionsScorer(UnitsParams(workers=0))
+    return ReactSectionsScorer(SectionsParams(workers=0))
 
 
 def _task(n: int) -> ReactTask:
@@ -67,8 +66,10 @@ def test_blame_stays_on_the_sections_with_errors(scorer: ReactSectionsScorer, er
         assert [s.value for s in spans] == [1.0] * len(spec.sections), spans
 
 
-def test_no_negative_span_exactly_when_the_page_succeeds(scorer: ReactSectionsScorer) -> None:
+@pytest.mark.parametrize("blame", ["line", "tokens"])
+def test_no_negative_span_exactly_when_the_page_succeeds(blame: str) -> None:
     """Every error kind of every section kind, alone and in pairs: success <=> no -1 span."""
+    scorer = ReactSectionsScorer(SectionsParams(workers=0, blame=blame))
     task = _task(4)
     rng = random.Random(7)
     for row in task.eval_rows(10, seed=3):
@@ -152,3 +153,31 @@ def test_rows_without_a_view_spec_fail_that_sample_only(scorer: ReactSectionsSco
     )
     assert not isinstance(good, SampleError)
     assert isinstance(bad, SampleError) and "bench.react_sections" in str(bad)
+
+
+def test_token_blame_lands_on_the_wrong_word_only() -> None:
+    """``blame: tokens``: a broken or wrong line's -1 covers exactly the injected wrong word (a closing tag
+    of another name, another field, another inner or outer tag) or, for a tag never closed, the line's
+    last word; correct lines keep their +1; and a page still has no -1 exactly when it succeeds."""
+    scorer = ReactSectionsScorer(SectionsParams(workers=0, blame="tokens"))
+    task = _task(4)
+    rng = random.Random(11)
+    for row in task.eval_rows(8, seed=13):
+        spec = task.parse_row(row)
+        for i, s in enumerate(spec.sections):
+            for _ in SECTION_ERRORS[s.kind]:
+                error = draw_error(s, spec, rng)
+                page = render_view(spec, {i: error})
+                (spans,) = _score(scorer, row, [page])
+                blamed = [page[x.start : x.end] for x in spans if x.value < 0]
+                assert {_line(page, x.start) for x in spans if x.value < 0} == {2 + i}, (page, spans)
+                if error.name == "unclosed":
+                    assert blamed == ["}"], (page, blamed)
+                elif error.name == "wrong_tag":
+                    assert set(blamed) == {error.value}, (page, blamed)
+                else:
+                    assert blamed == [error.value], (page, blamed)
+                assert sum(x.value > 0 for x in spans) == len(spec.sections) - 1
+                assert not task.success(row, page)
+        (spans,) = _score(scorer, row, [render_view(spec)])
+        assert all(x.value > 0 for x in spans) and len(spans) == len(spec.sections)
