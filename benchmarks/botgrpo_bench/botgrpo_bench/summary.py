@@ -75,7 +75,10 @@ def _header(bench: BenchFile, runs: Sequence[dict[str, Any]], meta: dict[str, An
             f"- Invocations that ran something: {ran}"
             + (f"; {report_only} more only rewrote this report from the finished runs" if report_only else "")
         )
-    lines += [f"- Seeds: {', '.join(map(str, bench.seeds))}; methods: {', '.join(bench.methods)}", ""]
+    lines += [f"- Seeds: {', '.join(map(str, bench.seeds))}; methods: {', '.join(bench.methods)}"]
+    if meta.get("runs_left_out"):  # a report of a folder's finished runs (scripts/bench_report_finished.py)
+        lines += [f"- Not run (left out of every table): {', '.join(meta['runs_left_out'])}"]
+    lines += [""]
     failed = [r for r in runs if r["status"] != "ok"]
     if failed:
         lines += [

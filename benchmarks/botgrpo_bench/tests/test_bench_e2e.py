@@ -88,3 +88,16 @@ def test_quick_bench_runs_end_to_end(tmp_path: Path) -> None:
     history = json.loads((out / "meta.json").read_text())["history"]
     assert [h["runs_started"] for h in history] == [4, 0]
     assert "1 more only rewrote this report from the finished runs" in (out / "summary.md").read_text()
+
+    # A grid completed part-way: scripts/bench_report_finished.py reports the finished runs, starts none,
+    # and says which it left out.
+    (out / "runs" / "react" / "grpo" / "seed0" / "bench_result.json").unlink()
+    script = [sys.executable, str(ROOT / "scripts" / "bench_report_finished.py"), str(BENCH), "--quick"]
+    script += ["--output", str(out)] + [a for s in [*sets, "signal_quality_samples=0"] for a in ("--set", s)]
+    partial = subprocess.run(script, capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert partial.returncode == 0, partial.stderr[-3000:]
+    assert "not finished, left out: react/grpo/seed0" in partial.stdout
+    runs = [json.loads(line) for line in (out / "runs.jsonl").read_text().splitlines()]
+    assert len(runs) == 3 and ("react", "grpo") not in {(r["task"], r["method"]) for r in runs}
+    assert "- Not run (left out of every table): react/grpo/seed0" in (out / "summary.md").read_text()
+    assert [h["runs_started"] for h in json.loads((out / "meta.json").read_text())["history"]] == [4, 0, 0]
