@@ -21,7 +21,10 @@ from the closest correct line of the spec (:func:`differing_spans`: the wrong ta
 of another name, where a missing closer goes), the rest of the line 0. A line-wide -1 also pushes down
 the line's correct characters (``<``, the tag, the braces), which on the warm policy's failing pages are
 87% of the characters under a section line's -1 (scripts/react_span_stats.py); a policy trained on it
-learns to avoid the structure every correct line shares as much as the error.
+learns to avoid the structure every correct line shares as much as the error. But ``tokens`` alone is
+gamed (react-long-token-blame seed 0, docs/results.md): a right line earns ``pass_value`` on all of its
+characters and a wrong one costs ``fail_value`` on a few, so one more line is a bet with a positive
+expected local reward, and the policy padded its pages to the length cap (86% clipped by step 100).
 
 So the signal has no ``fail_value`` span exactly when every section line is correct and new and none is
 missing, which on the grammar's pages is the outcome's success (tests/test_react_sections.py), and the
