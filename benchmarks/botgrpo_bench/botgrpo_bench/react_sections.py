@@ -26,6 +26,11 @@ gamed (react-long-token-blame seed 0, docs/results.md): a right line earns ``pas
 characters and a wrong one costs ``fail_value`` on a few, so one more line is a bet with a positive
 expected local reward, and the policy padded its pages to the length cap (86% clipped by step 100).
 
+``blame: words`` (not benchmarked yet) makes credit and blame symmetric: a correct line's ``pass_value``
+goes only on its deciding words (:func:`deciding_words`: its tag, outer tag and field names), a wrong
+line's ``fail_value`` on the words that differ, and a line past the spec's count that implements no new
+section is charged whole, so padding a page with more lines no longer pays.
+
 So the signal has no ``fail_value`` span exactly when every section line is correct and new and none is
 missing, which on the grammar's pages is the outcome's success (tests/test_react_sections.py), and the
 empty, ``return null`` and one-section-copied pages that the outcome scores 0 carry a negative span and
@@ -41,7 +46,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from botgrpo_bench.react_spec import ViewSpec, section_line
+from botgrpo_bench.react_spec import ViewSection, ViewSpec, section_line
 from botgrpo_bench.react_verdict import page_facts, section_counts, view_spec_of
 from botgrpo_jsx.params import UnitsParams
 
@@ -59,10 +64,12 @@ def line_sections(spec: ViewSpec, line: str) -> list[int]:
 class SectionsParams(UnitsParams):
     """``bench.react_sections``: ``jsx.units``' params, and where a wrong or broken line's -1 goes."""
 
-    blame: Literal["line", "tokens"] = Field(
+    blame: Literal["line", "tokens", "words"] = Field(
         "line",
         description="line: the whole line of a broken or wrong section; tokens: only its characters that "
-        "differ from the closest correct section line of the spec (difflib), the rest of the line 0",
+        "differ from the closest correct section line of the spec (difflib), the rest of the line 0; "
+        "words: as tokens, a correct line's +1 only on its deciding words (its tag and field names), and "
+        "a line past the spec's count that implements no new section -1 whole",
     )
 
 
@@ -100,6 +107,13 @@ def differing_spans(line: str, start: int, spec: ViewSpec) -> list[tuple[int, in
     return [(start + a, start + b) for a, b in merged]
 
 
+def deciding_words(line: str, start: int, section: ViewSection) -> list[tuple[int, int]]:
+    """The ``(start, end)`` completion ranges of the words of ``line`` (at ``start``) that decide whether
+    it implements ``section``: its tag, outer tag and field names, wherever they occur in the line."""
+    names = {section.tag, section.field, section.outer} - {""}
+    return [(start + m.start(), start + m.end()) for m in _WORD.finditer(line) if m.group() in names]
+
+
 def section_spans(
     spec: ViewSpec,
     completion: str,
@@ -112,13 +126,17 @@ def section_spans(
     :class:`SectionsParams`)."""
     from botgrpo_core.signals import Span
 
-    def failed(a: int, b: int, meta: dict[str, Any]) -> list[Span]:
-        ranges = differing_spans(completion[a:b], a, spec) if blame == "tokens" else []
+    children = [u for u in units if (u.meta or {}).get("unit") == CHILD]
+    extra = {id(u) for u in children[len(spec.sections) :]} if blame == "words" else set()
+
+    def failed(unit: Any, meta: dict[str, Any]) -> list[Span]:
+        a, b = unit.start, unit.end
+        narrow = blame in ("tokens", "words") and id(unit) not in extra
+        ranges = differing_spans(completion[a:b], a, spec) if narrow else []
         return [Span(x, y, fail_value, meta) for x, y in ranges or [(a, b)]]
 
     out: list[Span] = []
     credited: set[int] = set()
-    children = [u for u in units if (u.meta or {}).get("unit") == CHILD]
     for unit in units:
         meta = dict(unit.meta or {})
         if meta.get("unit") != CHILD:
@@ -126,19 +144,21 @@ def section_spans(
                 out.append(unit)  # a broken frame keeps its blame; a correct one earns nothing
             continue
         if unit.value < 0:
-            out += failed(unit.start, unit.end, meta)
+            out += failed(unit, meta)
             continue
         counts = line_sections(spec, completion[unit.start : unit.end])
         new = [i for i, n in enumerate(counts) if n and i not in credited]
         if new:
             credited.add(new[0])
-            verdict, value = f"implements {spec.sections[new[0]].key}", pass_value
+            meta["verdict"] = f"implements {spec.sections[new[0]].key}"
+            ranges = [(unit.start, unit.end)]
+            if blame == "words":
+                ranges = deciding_words(completion[unit.start : unit.end], unit.start, spec.sections[new[0]])
+            out += [Span(a, b, pass_value, meta) for a, b in ranges or [(unit.start, unit.end)]]
         elif any(counts):
-            verdict, value = "repeats a section", fail_value
+            out.append(Span(unit.start, unit.end, fail_value, {**meta, "verdict": "repeats a section"}))
         else:
-            out += failed(unit.start, unit.end, {**meta, "verdict": "implements no section of the spec"})
-            continue
-        out.append(Span(unit.start, unit.end, value, {**meta, "verdict": verdict}))
+            out += failed(unit, {**meta, "verdict": "implements no section of the spec"})
     missing = len(spec.sections) - len(children)
     if missing > 0:
         after = children[-1].end if children else 0

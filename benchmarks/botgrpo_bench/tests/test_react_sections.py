@@ -66,7 +66,7 @@ def test_blame_stays_on_the_sections_with_errors(scorer: ReactSectionsScorer, er
         assert [s.value for s in spans] == [1.0] * len(spec.sections), spans
 
 
-@pytest.mark.parametrize("blame", ["line", "tokens"])
+@pytest.mark.parametrize("blame", ["line", "tokens", "words"])
 def test_no_negative_span_exactly_when_the_page_succeeds(blame: str) -> None:
     """Every error kind of every section kind, alone and in pairs: success <=> no -1 span."""
     scorer = ReactSectionsScorer(SectionsParams(workers=0, blame=blame))
@@ -181,3 +181,38 @@ def test_token_blame_lands_on_the_wrong_word_only() -> None:
                 assert not task.success(row, page)
         (spans,) = _score(scorer, row, [render_view(spec)])
         assert all(x.value > 0 for x in spans) and len(spans) == len(spec.sections)
+
+
+def test_word_credit_is_symmetric_and_padding_does_not_pay() -> None:
+    """``blame: words``: a correct line's +1 covers only its tag and field names, a wrong line's -1 only
+    the wrong word, and a page padded past the spec's count with lines that implement nothing new gets
+    each extra line -1 whole, so padding scores below the honest page it pads (under ``tokens`` it did
+    not: the padded pages of react-long-token-blame)."""
+    words = ReactSectionsScorer(SectionsParams(workers=0, blame="words"))
+    tokens = ReactSectionsScorer(SectionsParams(workers=0, blame="tokens"))
+    task = _task(4)
+    rng = random.Random(5)
+    for row in task.eval_rows(6, seed=21):
+        spec = task.parse_row(row)
+        solution = render_view(spec)
+        (spans,) = _score(words, row, [solution])
+        for span in spans:
+            assert span.value > 0 and solution[span.start : span.end] in {
+                n for sec in spec.sections for n in (sec.tag, sec.field, sec.outer) if n
+            }, spans
+        i = rng.randrange(len(spec.sections))
+        error = draw_error(spec.sections[i], spec, rng)
+        honest = render_view(spec, {i: error})
+        lines = honest.split("\n")
+        wrong = lines[2 + i]
+        padded = "\n".join(lines[: 2 + len(spec.sections)] + [wrong] * 3 + lines[2 + len(spec.sections) :])
+        (h, p) = _score(words, row, [honest, padded])
+        extra = [x for x in p if x.value < 0 and _line(padded, x.start) >= 2 + len(spec.sections)]
+        assert [padded[x.start : x.end] for x in extra] == [wrong.strip()] * 3, p
+        assert sum(x.value * (x.end - x.start) for x in p) < sum(x.value * (x.end - x.start) for x in h)
+        (ht, pt) = _score(tokens, row, [honest, padded])
+        if error.name != "unclosed":  # tokens: the padding costs only the wrong words again
+            pad_cost = sum(x.end - x.start for x in pt if x.value < 0) - sum(
+                x.end - x.start for x in ht if x.value < 0
+            )
+            assert pad_cost < 3 * len(wrong.strip()), (pt, ht)
