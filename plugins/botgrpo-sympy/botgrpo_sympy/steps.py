@@ -11,6 +11,11 @@ Per step, each relation chain ``a = b = c`` is checked link by link:
 ``y = 2x + 1`` with ``y`` never seen before defines ``y`` (no verdict), and a chain whose first
 side is empty continues the previous chain (``= x^2 + 2x + 1`` on the next line). The step's value
 is -1 if any claim is refuted, else +1 if any is verified, else 0; its meta lists each claim.
+
+The module is a little over the project's ~450 lines on purpose: it is the one home of the verdict
+order above (which check runs first, what a link carries to the next one), and the parsing, answer,
+case and claim-text jobs already live in their own modules (``claimtext``, ``answer``, ``answerline``,
+``cases``); cutting the chain-checking loop in two would split one decision across files.
 """
 
 from __future__ import annotations
