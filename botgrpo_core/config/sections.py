@@ -216,7 +216,9 @@ class TrainingConfig(RunFileModel):
     )
     max_new_tokens: int = Field(40, gt=0, description="completion length cap")
     max_prompt_tokens: int | None = Field(None, gt=0, description="prompts longer than this are an error")
-    temperature: float = Field(1.0, gt=0, description="sampling temperature for rollouts")
+    temperature: float = Field(
+        1.0, gt=0, description="sampling temperature for rollouts and for sampled evaluation"
+    )
     top_p: float = Field(1.0, gt=0, le=1, description="nucleus sampling for rollouts")
     mask_truncated_completions: bool = Field(
         False, description="leave rollouts that hit max_new_tokens out of the loss"

@@ -82,8 +82,12 @@ def evaluate(
     greedy: bool,
     batch_size: int = 200,
     seed: int = 1234,
+    temperature: float = 1.0,
 ) -> dict[str, float]:
-    """Held-out metrics: the task's (answer accuracy, step error rate) and the mixture's (reward, success)."""
+    """Held-out metrics: the task's (answer accuracy, step error rate) and the mixture's (reward, success).
+
+    ``temperature`` applies to sampled (not greedy) evaluation; the run passes its rollout temperature, so
+    the held-out figures describe the policy as training samples it."""
     from botgrpo_core.engine.batches import _prompt_text
     from botgrpo_core.rewards.samples import decode_samples
 
@@ -96,6 +100,7 @@ def evaluate(
         max_new_tokens=max_new_tokens,
         greedy=greedy,
         seed=seed,
+        temperature=temperature,
         batch_size=batch_size,
     )
     plain = [{k: v for k, v in r.items() if k != "prompt"} for r in rows]

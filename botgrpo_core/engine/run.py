@@ -134,6 +134,7 @@ class _RunContext:
                     max_new_tokens=t.max_new_tokens,
                     greedy=mode == "greedy",
                     batch_size=t.eval_batch_size,
+                    temperature=t.temperature,  # sampled evaluation at the rollout temperature
                 )
                 result.update({f"eval/{mode}/{k}": v for k, v in values.items()})
             if self.trainer is not None and self.trainer.last_advantages is not None:
