@@ -8,6 +8,8 @@ negative spans a failing page carries, the verdicts behind them, and the outcome
 
     python scripts/react_span_stats.py runs/bench/cache/warm-react-302ec1dc8a66 --sections 6 --n 200
     python scripts/react_span_stats.py runs/bench/regimes-react/runs/react-long/bot-grpo/seed0/final_model
+    python scripts/react_span_stats.py runs/bench/regimes-react2/runs/react-long/bot-grpo/seed0/final_model \
+        --param blame=words --temperature 0.7
 
 It prints one JSON object (``--out`` also writes it).
 """
@@ -22,20 +24,29 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+import yaml
 
-def span_stats(task: Any, rows: list[dict[str, Any]], completions: list[str], signal: str) -> dict[str, Any]:
-    """The statistics of ``signal``'s spans on ``completions`` (module doc), split by ``task.success``."""
+
+def span_stats(
+    task: Any,
+    rows: list[dict[str, Any]],
+    completions: list[str],
+    signal: str,
+    params: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The statistics of ``signal``'s spans (with ``params``, e.g. ``{"blame": "words"}``) on
+    ``completions`` (module doc), split by ``task.success``."""
     from botgrpo_core.signals import Sample, SampleError
     from botgrpo_core.signals.manager import get_plugin_manager
 
     manager = get_plugin_manager()
     spec = manager.get_signal(signal).spec
-    scorer = spec.make_scorer(spec.params_model.model_validate({"workers": 0}))
+    scorer = spec.make_scorer(spec.params_model.model_validate({**(params or {}), "workers": 0}))
     samples = [
         Sample(prompt=r["prompt"], completion=c, row=r) for r, c in zip(rows, completions, strict=True)
     ]
     results = scorer.score(samples)
-    out: dict[str, Any] = {"signal": signal, "pages": len(samples)}
+    out: dict[str, Any] = {"signal": signal, "params": params or {}, "pages": len(samples)}
     groups: dict[str, list[dict[str, Any]]] = {"failing": [], "succeeding": []}
     verdicts: Counter[str] = Counter()
     errors, negative_chars, wrong_chars = 0, 0, 0
@@ -108,6 +119,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--error-rate", type=float, default=0.3, help="the level's task_params.error_rate")
     parser.add_argument("--n", type=int, default=200, help="held-out specs, one sampled page each")
     parser.add_argument("--signal", default="bench.react_sections", help="the local signal to score with")
+    parser.add_argument("--param", action="append", default=[], metavar="KEY=VALUE", help="a signal param")
+    parser.add_argument("--temperature", type=float, default=1.0, help="sampling temperature (the level's)")
     parser.add_argument("--seed", type=int, default=99, help="sampling seed")
     parser.add_argument("--out", type=Path, help="also write the JSON here")
     args = parser.parse_args(argv)
@@ -133,11 +146,19 @@ def main(argv: list[str] | None = None) -> int:
         [r["prompt"] for r in rows],
         max_new_tokens=task.max_completion_chars + 5,
         seed=args.seed,
+        temperature=args.temperature,
     )
+    params = {}
+    for item in args.param:
+        key, sep, value = item.partition("=")
+        if not sep:
+            parser.error(f"--param {item!r}: expected KEY=VALUE, e.g. --param blame=words")
+        params[key] = yaml.safe_load(value)
     stats = {
         "model": str(args.model),
         "sections": args.sections,
-        **span_stats(task, rows, completions, args.signal),
+        "temperature": args.temperature,
+        **span_stats(task, rows, completions, args.signal, params),
     }
     text = json.dumps(stats, indent=2)
     print(text)
