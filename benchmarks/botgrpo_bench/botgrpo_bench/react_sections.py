@@ -26,10 +26,12 @@ gamed (react-long-token-blame seed 0, docs/results.md): a right line earns ``pas
 characters and a wrong one costs ``fail_value`` on a few, so one more line is a bet with a positive
 expected local reward, and the policy padded its pages to the length cap (86% clipped by step 100).
 
-``blame: words`` (not benchmarked yet) makes credit and blame symmetric: a correct line's ``pass_value``
+``blame: words`` makes credit and blame symmetric: a correct line's ``pass_value``
 goes only on its deciding words (:func:`deciding_words`: its tag, outer tag and field names), a wrong
 line's ``fail_value`` on the words that differ, and a line past the spec's count that implements no new
 section is charged whole, so padding a page with more lines no longer pays.
+
+A page of whitespace alone gets ``fail_value`` on all of its characters (it has no unit to blame).
 
 So the signal has no ``fail_value`` span exactly when every section line is correct and new and none is
 missing, which on the grammar's pages is the outcome's success (tests/test_react_sections.py), and the
@@ -126,6 +128,16 @@ def section_spans(
     :class:`SectionsParams`)."""
     from botgrpo_core.signals import Span
 
+    if not completion.strip():
+        # A page of whitespace has no unit, so nothing below would blame it: the whole page is the error
+        # (react-long seed 0 at ecdab86 learned pages of spaces to the length cap, which the signal left
+        # at 0 while honest pages carried their -1s). An empty completion has no character to carry a
+        # span; its one token (EOS) takes the outcome alone.
+        return (
+            [Span(0, len(completion), fail_value, {"unit": FRAME, "verdict": "no code"})]
+            if completion
+            else []
+        )
     children = [u for u in units if (u.meta or {}).get("unit") == CHILD]
     extra = {id(u) for u in children[len(spec.sections) :]} if blame == "words" else set()
 

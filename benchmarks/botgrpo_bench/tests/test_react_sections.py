@@ -81,6 +81,7 @@ def test_no_negative_span_exactly_when_the_page_succeeds(blame: str) -> None:
         for _ in range(4):
             i, j = rng.sample(range(len(spec.sections)), 2)
             pages.append(render_view(spec, {k: draw_error(spec.sections[k], spec, rng) for k in (i, j)}))
+        pages += [" " * 40, "\n\n  \n"]  # whitespace only: what react-long seed 0 (ecdab86) learned
         for page, spans in zip(pages, _score(scorer, row, pages), strict=True):
             assert task.success(row, page) == (not any(s.value < 0 for s in spans)), (page, spans)
 
@@ -126,6 +127,7 @@ def test_degenerate_pages_never_score_above_an_honest_page_with_one_error(
             "return null": f"function {name}() {{\n  return null;\n}}",
             "one section copied": copied,
             "first section only": _dropped(spec, [0]),
+            "whitespace": " " * 60,
         }
         honest = {
             f"error in section {i}": render_view(spec, {i: draw_error(s, spec, rng)})
@@ -138,6 +140,7 @@ def test_degenerate_pages_never_score_above_an_honest_page_with_one_error(
         floor = min(total[k] for k in honest)
         assert max(total[k] for k in degenerate) <= floor, (spec.key, total)
         assert total["empty div"] < floor and total["return null"] < floor, (spec.key, total)
+        assert total["whitespace"] < floor, (spec.key, total)
         if sections > 2:
             assert max(total[k] for k in degenerate) < floor, (spec.key, total)
 

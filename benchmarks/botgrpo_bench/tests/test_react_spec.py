@@ -153,6 +153,7 @@ def _degenerate_and_honest(spec: ViewSpec) -> tuple[dict[str, str], dict[str, st
     )
     degenerate = {
         "empty": "",
+        "whitespace": " " * 40,
         "return null": f"function {name}() {{\n  return null;\n}}",
         "empty div": f"function {name}() {{\n  return <div></div>;\n}}",
         "one section copied": copied,
