@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 import torch
-from reference_impl import bot_ref, pure_ref
+from reference_impl import bot_ref, process_ref, pure_ref
 
 from botgrpo_core.estimators.compute import compute_advantages
 from botgrpo_core.estimators.registry import BUILTIN_ESTIMATORS
@@ -37,6 +37,20 @@ def test_rewards_near_float32_range_give_the_float64_advantages(scale: float) ->
     got = compute_advantages("bot", rewards, mask, group_size=2).double()
     want = _padded(bot_ref(_ragged(rewards, mask), [0, 0, 1, 1]), 3)
     torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("scale", [1.0, 3e19, 1e37])
+def test_process_is_scale_free_up_to_float32_range(scale: float) -> None:
+    """Process supervision normalises step rewards, so scaling them changes nothing; past |r| ~1.8e19 the
+    float32 sum of squares overflowed and every advantage came out 0."""
+    base = torch.tensor([[1.0, -2.0, 0.5], [3.0, 1.0, -1.0], [0.0, 2.0, 2.0], [-1.0, -1.0, 4.0]])
+    rewards = base * scale
+    mask = torch.ones_like(rewards, dtype=torch.bool)
+    got = compute_advantages("process", rewards, mask, group_size=2).double()
+    want = _padded(process_ref(_ragged(rewards, mask), [0, 0, 1, 1], eps=0.0), 3)
+    torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-5)
+    unscaled = compute_advantages("process", base, mask, group_size=2, eps=0.0).double()
+    torch.testing.assert_close(got, unscaled, rtol=1e-5, atol=1e-5)
 
 
 @pytest.mark.parametrize(("temperature", "magnitude"), [(1e-45, 1.0), (0.1, 1e30), (1e-30, 3e38)])

@@ -79,9 +79,10 @@ def process(
     x = torch.where(ends, r, 0.0)  # (B, T) step rewards, 0 elsewhere
     n_g = zeros.index_add(0, gi, ends.sum(1).double())  # (G,) steps per group
     mean = zeros.index_add(0, gi, x.sum(1).double()) / n_g.clamp(min=1.0)  # (G,)
-    mu = mean.to(r.dtype)[gi][:, None]  # (B, 1)
-    d = torch.where(ends, r - mu, 0.0)  # (B, T) centred step rewards (two-pass variance)
-    var = zeros.index_add(0, gi, torch.linalg.vecdot(d, d).double()) / n_g.clamp(min=1.0)
+    # (B, T) centred step rewards (two-pass variance), in float64: squares of |r| past ~1.8e19 overflow
+    # float32, which zeroed every advantage (the normalisation is scale-free, so large rewards are legal)
+    d = torch.where(ends, r.double() - mean[gi][:, None], 0.0)
+    var = zeros.index_add(0, gi, torch.linalg.vecdot(d, d)) / n_g.clamp(min=1.0)
     if std == "bessel":
         var = torch.where(n_g > 1, var * n_g / (n_g - 1).clamp(min=1.0), 0.0)
     # exact no-spread test: every step reward of the group equal (rounding in mu must not leak through)
@@ -89,8 +90,8 @@ def process(
     gmax = zeros.to(r.dtype).fill_(-big).scatter_reduce(0, gi, torch.where(ends, r, -big).amax(1), "amax")
     gmin = zeros.to(r.dtype).fill_(big).scatter_reduce(0, gi, torch.where(ends, r, big).amin(1), "amin")
     spread = (gmax > gmin) & (var > 0)
-    scale = torch.where(spread, 1.0 / (var.sqrt() + eps), 0.0).to(r.dtype)[gi][:, None]  # (B, 1)
-    z = d * scale  # (B, T) normalised step rewards at step ends, 0 elsewhere
+    scale = torch.where(spread, 1.0 / (var.sqrt() + eps), 0.0)[gi][:, None]  # (B, 1) float64
+    z = (d * scale).to(r.dtype)  # (B, T) normalised step rewards at step ends, 0 elsewhere
     return torch.where(m, _rtg(z), 0.0)
 
 
