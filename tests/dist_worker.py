@@ -43,7 +43,12 @@ def train(output_dir: str) -> None:
     from botgrpo_core.signals.manager import get_plugin_manager
 
     get_plugin_manager().register(ArithPlugin(), name="test_arith", distribution="botgrpo-tests")
-    data = run_dict(Path(output_dir), training={"steps": 2, "prompts_per_step": 2, "group_size": 4})
+    signals = [{"name": "test_arith.digits"}, {"name": "test_arith.steps", "uncovered": "group_mean"}]
+    data = run_dict(
+        Path(output_dir),
+        rewards={"signals": signals},  # the fill gathers coverage moments in training too
+        training={"steps": 2, "prompts_per_step": 2, "group_size": 4},
+    )
     summary = run_training(parse_config(data, source="<dist>"), progress=False, log=lambda m: None)
     assert summary["steps"] == 2
     assert not torch.distributed.is_initialized()  # the run destroyed the process group it created

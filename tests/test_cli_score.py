@@ -506,3 +506,29 @@ def test_global_value_meta_shows_pngs_in_html(tmp_path, capsys, plugin_manager, 
     assert "<b>model</b>" not in html_text and "note=&lt;b&gt;model&lt;/b&gt;" in html_text
     assert "<i>x</i>" not in html_text and gif["meta"]["fake"] == {"png_base64": "AAAA", "bytes": "<i>x</i>"}
     assert "<script>alert" not in html_text and html_text.count("<script") == 2
+
+
+def test_score_fills_uncovered_tokens_by_group(tmp_path, capsys, plugin_manager) -> None:
+    """``uncovered: group_mean``: ``botgrpo score`` fills as training does, from each prompt's group."""
+    run = """
+rewards:
+  beta: 1.0
+  signals:
+    - name: core.regex
+      params: {pattern: "x", value: -1.0}
+      uncovered: group_mean
+"""
+    rows = [
+        {"prompt": "p", "completion": "xxab"},  # group p: covered xx (-1, -1), over 4 tokens
+        {"prompt": "p", "completion": "abcd"},  # nothing covered: the group's mean verdict, -1
+        {"prompt": "q", "completion": "abcd"},  # group q: nothing covered anywhere: 0
+    ]
+    run_file, data = _write(tmp_path, rows, run)
+    result = _score_json(capsys, str(run_file), "--input", str(data), "--tokenizer", "tiny")
+    rewards = [s["token_rewards"] for s in result["samples"]]
+    assert all(r == pytest.approx([-1.0] * len(r)) for r in rewards[:2])
+    assert rewards[2] == pytest.approx([0.0] * len(rewards[2]))
+    # what the signal said is shown as it said it
+    assert result["samples"][1]["signals"]["core.regex"]["token_values"] == pytest.approx(
+        [0.0] * len(rewards[1])
+    )

@@ -241,3 +241,17 @@ def test_scope_batch_trains(tmp_path, arith_plugin):  # noqa: F811
     ]
     assert [r["step"] for r in train] == [1, 2]
     assert all(math.isfinite(r["loss"]) and r["advantages/std"] > 0 for r in train)
+
+
+def test_trainer_fill_equals_the_one_process_fill(tmp_path, arith_plugin):  # noqa: F811
+    """``uncovered: group_mean`` (test_arith.steps in dist_config): the trainer's gathered fill equals
+    :func:`~botgrpo_core.rewards.uncovered.centre_uncovered` on the whole batch (tests/test_uncovered.py)."""
+    from botgrpo_core.rewards.uncovered import centre_uncovered
+
+    trainer, tokenizer, _ = build_trainer(parse(dist_config(tmp_path)))
+    mix, _ = _scored_batch(trainer, tokenizer)
+    groups = torch.arange(mix.mask.shape[0]) // DIST_GROUP
+    expected = centre_uncovered(mix, groups, int(groups.max()) + 1, trainer.mixture.config.beta)
+    got = trainer._centre_uncovered(mix, mix.mask, "train")
+    torch.testing.assert_close(got.token_rewards, expected.token_rewards, equal_nan=True)
+    assert not torch.allclose(got.token_rewards, mix.token_rewards)  # steps leaves the answer line uncovered

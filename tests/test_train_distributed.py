@@ -56,6 +56,13 @@ def test_two_processes_match_one(tmp_path, arith_plugin):  # noqa: F811
 
     per = len(DIST_COMPLETIONS) // 2
     assert per % 4 != 0  # a group spans both processes: the gather is really needed
+    for r, part in enumerate(ranks):  # uncovered: group_mean, filled from the gathered coverage moments
+        got, ref = part.pop("centred_rewards"), single["centred_rewards"]
+        torch.testing.assert_close(got, ref[r * per : (r + 1) * per, : got.shape[1]], equal_nan=True)
+    centred = single.pop("centred_rewards")
+    raw = single["bot-grpo-raw"]["advantages"]
+    assert not torch.allclose(single["bot-grpo"]["advantages"], raw)  # the fill changed something
+    assert centred.shape[0] == raw.shape[0]
     for preset, ref in single.items():
         for r, part in enumerate(ranks):
             got = part[preset]

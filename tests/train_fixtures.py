@@ -258,11 +258,20 @@ def dist_results(
 
     prompts, ids, fields = dist_batch(tokenizer, rows)
     samples = decode_samples(tokenizer, prompts[start:stop], ids[start:stop], fields[start:stop])
-    mix = trainer.mixture.score_batch(samples)
-    success = trainer._success(mix, samples)
+    raw = trainer.mixture.score_batch(samples)
+    success = trainer._success(raw, samples)
     out: dict[str, Any] = {}
-    for preset in ("bot-grpo", "grpo", "process"):  # moments gather, outcome path, (B, T) gather
-        trainer.preset = PRESETS[preset]
+    # test_arith.steps has uncovered: group_mean: its fill gathers (N, 2) coverage moments over processes
+    centred = trainer._centre_uncovered(raw, raw.mask, "train")
+    out["centred_rewards"] = centred.token_rewards
+    # moments gather, outcome path, (B, T) gather; and bot-grpo on the rewards before the fill
+    for preset, mix in (
+        ("bot-grpo", centred),
+        ("grpo", centred),
+        ("process", centred),
+        ("bot-grpo-raw", raw),
+    ):
+        trainer.preset = PRESETS[preset.removesuffix("-raw")]
         adv, table, keep = trainer.token_advantages(mix.token_rewards, mix.mask, mix, success)
         out[preset] = {
             "advantages": adv,
@@ -279,7 +288,10 @@ def dist_config(output_dir: Path) -> dict[str, Any]:
         rewards={
             "alpha": 1.0,
             "beta": 0.4,
-            "signals": [{"name": "test_arith.answer"}, {"name": "test_arith.steps"}],
+            "signals": [
+                {"name": "test_arith.answer"},
+                {"name": "test_arith.steps", "uncovered": "group_mean"},
+            ],
         },
         training={"prompts_per_step": 2, "group_size": DIST_GROUP},
     )

@@ -223,6 +223,7 @@ def score_rows(
 
     from botgrpo_core.rewards.mixture import RewardMixture
     from botgrpo_core.rewards.samples import decode_samples
+    from botgrpo_core.rewards.uncovered import centre_uncovered
 
     torch.set_num_threads(1)  # small tensors; more threads only contend (2-core machines)
     prompts = [r["prompt"] for r in rows]
@@ -247,6 +248,10 @@ def score_rows(
     labels = [list(tokenizer.convert_ids_to_tokens(list(s.token_ids))) for s in samples]
     with RewardMixture(config.rewards) as mixture:
         output = mixture.score_batch(samples)
+    groups = torch.tensor(list(group_ids), dtype=torch.long)  # uncovered: group_mean, as in training
+    output = centre_uncovered(
+        output, torch.unique(groups, return_inverse=True)[1], len(set(group_ids)), config.rewards.beta
+    )
     advantages, estimator = compute_run_advantages(config, output, group_ids)
     return ScoreReport(
         config=config,

@@ -87,15 +87,23 @@ def signal_bounds(
 
 
 def check_shaping(signal: SignalConfig, kind: str, path: str) -> None:
-    """Step shaping (``after_first_error``, botgrpo_core.rewards.shaping) applies to local signals only.
+    """Step shaping (``after_first_error``, botgrpo_core.rewards.shaping) and the value of uncovered tokens
+    (``uncovered``, botgrpo_core.rewards.uncovered) apply to local signals only.
 
-    :raises ConfigError: ``after_first_error`` set on a global signal (one value per rollout has no later
-        steps), naming ``path.after_first_error`` and the fix.
+    :raises ConfigError: either key set on a global signal (one value per rollout has no later steps and
+        covers every token), naming ``path.<key>`` and the fix.
     """
-    if kind != "local" and signal.after_first_error != "keep":
+    if kind == "local":
+        return
+    if signal.after_first_error != "keep":
         raise ConfigError(
             f"{path}.after_first_error is {signal.after_first_error!r} but {signal.name!r} is a {kind} signal "
             "(one value per rollout, no steps to shape): remove the key or set it to 'keep'."
+        )
+    if signal.uncovered != "zero":
+        raise ConfigError(
+            f"{path}.uncovered is {signal.uncovered!r} but {signal.name!r} is a {kind} signal "
+            "(one value per rollout, on every token: no token is uncovered): remove the key or set it to 'zero'."
         )
 
 

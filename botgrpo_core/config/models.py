@@ -25,6 +25,8 @@ from botgrpo_core.loss import Aggregation, RatioLevel
 OnErrorPolicy = Literal["zero", "nan", "raise"]
 #: Step shaping of a local signal (botgrpo_core.rewards.shaping): what spans after the first negative one get.
 AfterFirstError = Literal["keep", "zero", "negative"]
+#: What a local signal gives a token none of its spans covers (botgrpo_core.rewards.uncovered).
+Uncovered = Literal["zero", "group_mean"]
 
 #: The core's worker pool where a signal leaves ``workers``/``timeout_s``/``memory_mb`` null.
 CORE_POOL_DEFAULTS: dict[str, float] = {"workers": 0, "timeout_s": 10.0, "memory_mb": 1024}
@@ -80,6 +82,12 @@ class SignalConfig(RunFileModel):
         description="local signals: spans after a completion's first negative span keep their value ('keep'), "
         "get 0 ('zero': the paper's error propagation, best in its math runs) or get that first negative "
         "value ('negative'); see docs/concepts.md",
+    )
+    uncovered: Uncovered = Field(
+        "zero",
+        description="local signals: what a token no span covers gets: 0 ('zero'), or the group's length-weighted "
+        "mean of this signal over the tokens it covers ('group_mean'), so that silence neither helps nor hurts "
+        "a token in the bag of tokens; see docs/concepts.md",
     )
     cache: bool = Field(
         True, description="reuse results for identical (prompt, completion, row) within a run"

@@ -39,6 +39,7 @@ from botgrpo_core.estimators.gathered import gathered_advantages, group_keep
 from botgrpo_core.estimators.moments import rollout_moments
 from botgrpo_core.rewards.mixture import MixtureOutput, RewardMixture
 from botgrpo_core.rewards.samples import decode_samples
+from botgrpo_core.rewards.uncovered import centred_signals, coverage_moments, fill_uncovered, group_fills
 
 
 class BoTGRPOTrainer(GRPOTrainer):
@@ -267,6 +268,7 @@ class BoTGRPOTrainer(GRPOTrainer):
         mask = _pad_right(mix.mask, width, False)
         if out.get("tool_mask") is not None:  # multi-turn: tool / environment tokens are not the policy's
             mask = mask & out["tool_mask"].bool().to(mask.device)
+        mix = self._centre_uncovered(mix, mask[:, : mix.mask.shape[1]], mode)
         # no reward on tool tokens; NaN (dropped) rollouts stay NaN on their own tokens
         rewards = torch.where(mask, _pad_right(mix.token_rewards, width, 0.0), 0.0)
         success = self._success(mix, samples)
@@ -277,6 +279,19 @@ class BoTGRPOTrainer(GRPOTrainer):
         out["_keep_group"] = keep_group
         self._log_batch(mode, table, advantages, mask, mix)
         return out
+
+    def _centre_uncovered(self, mix: MixtureOutput, mask: torch.Tensor, mode: str) -> MixtureOutput:
+        """Signals with ``uncovered: group_mean``: uncovered tokens at their group's mean verdict
+        (:mod:`botgrpo_core.rewards.uncovered`), from the ``(N, 2K)`` coverage moments of every process."""
+        if not centred_signals(mix):
+            return mix
+        G = self.num_generations if mode == "train" else self.num_generations_eval
+        mask = mask.cpu()
+        moments = self.accelerator.gather(coverage_moments(mix, mask).to(self.accelerator.device))  # (N, 2K)
+        n, start = moments.shape[0], self.accelerator.process_index * mask.shape[0]
+        group_index = torch.arange(n, device=moments.device) // G  # (N,)
+        fills = group_fills(moments, group_index, -(-n // G))[start : start + mask.shape[0]]  # (B, K)
+        return fill_uncovered(mix, mask, fills.cpu(), self.mixture.config.beta)
 
     def token_advantages(
         self,

@@ -31,6 +31,7 @@ from botgrpo_core.rewards.signal_metrics import (
     mixture_metrics,
     signal_columns,
 )
+from botgrpo_core.rewards.uncovered import covered_tokens
 from botgrpo_core.signals import Sample, SampleError, TokenValues, Value
 
 if TYPE_CHECKING:
@@ -58,6 +59,9 @@ class SignalOutcome:
     clamped: list[bool] = field(default_factory=list)
     #: per sample (global signals): the ``meta`` of a :class:`~botgrpo_core.signals.Value` result, else None
     meta: list[Mapping[str, Any] | None] = field(default_factory=list)
+    #: ``(B, T)`` bool, local signals with ``uncovered: group_mean`` only: the tokens its results cover
+    #: (:mod:`botgrpo_core.rewards.uncovered`); None otherwise
+    covered: torch.Tensor | None = None
 
     @property
     def cache_hits(self) -> int:
@@ -288,8 +292,21 @@ def _score_signal(
         low, high = runner.bounds
         clamped = ((values < low) | (values > high)).any(dim=1).tolist()
         values = values.clamp(low, high)
+        covered = None
+        if cfg.uncovered == "group_mean":  # botgrpo_core.rewards.uncovered: filled once groups are whole
+            lengths = [len(r.values) if isinstance(r, TokenValues) else None for r in results]
+            covered = covered_tokens(spans, lengths, offsets, text_lengths, cfg.placement) & mask
         return SignalOutcome(
-            spec.name, spec.kind, cfg.weight, results, values, failed, reasons, cached, clamped
+            spec.name,
+            spec.kind,
+            cfg.weight,
+            results,
+            values,
+            failed,
+            reasons,
+            cached,
+            clamped,
+            covered=covered,
         )
     return SignalOutcome(
         spec.name, spec.kind, cfg.weight, results, values, failed, reasons, cached, meta=meta

@@ -116,6 +116,18 @@ def streams_rewards_in_agent_loop(config: Any) -> bool:
     return not model.get("enable", False) or bool(model.get("enable_resource_pool", False))
 
 
+def _refuse_group_fills(mixture: RewardMixture) -> None:
+    """``uncovered: group_mean`` needs a prompt's whole group at once; verl scores responses as they come."""
+    for i, signal in enumerate(mixture.config.signals):
+        if signal.uncovered != "zero":
+            raise ValueError(
+                f"reward manager 'botgrpo': rewards.signals[{i}].uncovered is {signal.uncovered!r} ({signal.name}), "
+                "which fills a token from its whole group's verdicts, but verl scores responses in chunks as they "
+                "finish, not in whole groups; set it to 'zero' (the default) to train under verl, or train with "
+                "botgrpo's own trainer (docs/verl.md, 'What is not supported')"
+            )
+
+
 @register("botgrpo")
 class BotgrpoRewardManager(RewardManagerBase):
     """verl reward manager scoring each response with a botgrpo :class:`RewardMixture` (dense token rewards).
@@ -137,6 +149,7 @@ class BotgrpoRewardManager(RewardManagerBase):
     ) -> None:
         super().__init__(config, tokenizer, compute_score)
         self.mixture = mixture if mixture is not None else RewardMixture.from_yaml(_rewards_path(config))
+        _refuse_group_fills(self.mixture)
         # verl calls run_single for every response of a chunk at once (and, in its agent loop, as responses
         # finish): the calls waiting meanwhile are scored together, one mixture batch at a time
         self._scoring = threading.Lock()

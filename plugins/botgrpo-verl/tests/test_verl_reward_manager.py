@@ -205,3 +205,12 @@ def test_no_warning_where_the_agent_loop_is_adapted(tokenizer, capsys) -> None:
         config = OmegaConf.create({"reward": {"reward_model": model}})
         BotgrpoRewardManager(config, tokenizer, mixture=RewardMixture.from_dict(REWARDS))
     assert "warning" not in capsys.readouterr().err
+
+
+def test_a_group_mean_fill_is_refused_with_the_key(tokenizer) -> None:
+    """``uncovered: group_mean`` needs whole groups; verl scores responses as they finish (docs/verl.md)."""
+    rewards = {**REWARDS, "signals": [dict(s) for s in REWARDS["signals"]]}
+    local = next(i for i, s in enumerate(rewards["signals"]) if s["name"] != "core.exact_answer")
+    rewards["signals"][local]["uncovered"] = "group_mean"
+    with pytest.raises(ValueError, match=rf"rewards\.signals\[{local}\]\.uncovered is 'group_mean'.*'zero'"):
+        BotgrpoRewardManager(OmegaConf.create({}), tokenizer, mixture=RewardMixture.from_dict(rewards))
