@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from train_fixtures import core_run_file
+
 from botgrpo_core.cli.main import main
 from botgrpo_core.engine.evaluation import generate
 from botgrpo_core.engine.model import load_model
@@ -15,34 +17,10 @@ NEAR_ZERO = 1e-4
 
 
 def _run_file(tmp_path: Path, temperature: float) -> Path:
-    run = {
-        "model": {"name_or_path": "tiny", "tiny": {"hidden_size": 32, "num_layers": 1, "num_heads": 2}},
-        "data": {"source": "task", "task": "arithmetic", "train_size": 32, "eval_size": 16},
-        "algorithm": {"preset": "bot-grpo"},
-        "rewards": {
-            "alpha": 1.0,
-            "beta": 0.25,
-            "signals": [
-                {"name": "core.exact_answer"},
-                {"name": "core.regex", "params": {"pattern": r"\d+", "value": 1.0}},
-            ],
-        },
-        "training": {
-            "steps": 1,
-            "prompts_per_step": 2,
-            "group_size": 2,
-            "max_new_tokens": 12,
-            "temperature": temperature,
-            "output_dir": str(tmp_path / "run"),
-            "eval_every": 1,
-            "eval_greedy": True,
-            "plots": False,
-        },
-        "engine": {"device": "cpu"},
-    }
-    path = tmp_path / "run.yaml"
-    path.write_text(json.dumps(run), encoding="utf-8")
-    return path
+    """One step, evaluated at steps 0 and 1, greedy and sampled at ``temperature``."""
+    return core_run_file(
+        tmp_path, eval_size=16, steps=1, group_size=2, temperature=temperature, eval_every=1, eval_greedy=True
+    )
 
 
 def _evals(out: Path) -> list[dict]:

@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
-from train_fixtures import arith_plugin, parse, run_dict  # noqa: F401  (fixture)
+from train_fixtures import arith_plugin, core_run_file, parse, run_dict  # noqa: F401  (fixture)
 
 from botgrpo_core.cli.main import main
 from botgrpo_core.engine.interrupt import RunInterrupted
@@ -23,38 +23,6 @@ from botgrpo_core.engine.run import run_training
 from botgrpo_core.engine.setup import TrainingSetupError
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def _run_file(tmp_path: Path, workers: int = 0, eval_size: int = 4, **training: object) -> Path:
-    """A run file with the core's built-in signals (no test plugin: a subprocess can load it too)."""
-    run = {
-        "model": {"name_or_path": "tiny", "tiny": {"hidden_size": 32, "num_layers": 1, "num_heads": 2}},
-        "data": {"source": "task", "task": "arithmetic", "train_size": 64, "eval_size": eval_size},
-        "algorithm": {"preset": "bot-grpo"},
-        "rewards": {
-            "alpha": 1.0,
-            "beta": 0.25,
-            "signals": [
-                {"name": "core.exact_answer"},
-                {"name": "core.regex", "params": {"pattern": r"\d+", "value": 1.0}, "workers": workers},
-            ],
-        },
-        "training": {
-            "steps": 2,
-            "prompts_per_step": 2,
-            "group_size": 4,
-            "max_new_tokens": 12,
-            "learning_rate": 1e-3,
-            "output_dir": str(tmp_path / "run"),
-            "eval_every": 0,
-            "eval_greedy": False,
-            **training,
-        },
-        "engine": {"device": "cpu"},
-    }
-    path = tmp_path / "run.yaml"
-    path.write_text(json.dumps(run), encoding="utf-8")  # JSON is YAML
-    return path
 
 
 def _hashes(folder: Path) -> dict[str, str]:
@@ -71,7 +39,7 @@ def _train_steps(out: Path) -> list[int]:
 
 
 def test_a_second_train_leaves_a_finished_run_intact_and_overwrite_replaces_it(tmp_path, capsys):
-    run_file, out = _run_file(tmp_path, plots=True), tmp_path / "run"
+    run_file, out = core_run_file(tmp_path, plots=True), tmp_path / "run"
     assert main(["train", str(run_file)]) == 0
     before = _hashes(out)
     assert {"metrics.jsonl", "summary.json", "final_model/model.safetensors"} <= set(before)
@@ -134,7 +102,7 @@ def _start(run_file: Path) -> subprocess.Popen[str]:
 def test_a_signal_stops_a_real_run_after_saving_a_checkpoint(tmp_path, signum, group):
     """Ctrl-C in a terminal reaches every process of the job (the trainer and its signal workers); a
     scheduler's SIGTERM reaches the trainer. Either way: one line, no traceback, a complete checkpoint."""
-    run_file = _run_file(
+    run_file = core_run_file(
         tmp_path, workers=1 if group else 0, eval_size=0, steps=1000, save_every=1, plots=False
     )
     out = tmp_path / "run"

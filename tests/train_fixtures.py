@@ -7,6 +7,7 @@ so the trainer loads them exactly as it loads an installed plugin. They score in
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -170,6 +171,38 @@ def run_dict(output_dir: Path, **sections: dict[str, Any]) -> dict[str, Any]:
     for name, values in sections.items():
         base[name] = {**base.get(name, {}), **values}
     return base
+
+
+def core_run_file(tmp_path: Path, workers: int = 0, eval_size: int = 4, **training: object) -> Path:
+    """A run file with the core's built-in signals (no test plugin: a subprocess can load it too)."""
+    run = {
+        "model": {"name_or_path": "tiny", "tiny": {"hidden_size": 32, "num_layers": 1, "num_heads": 2}},
+        "data": {"source": "task", "task": "arithmetic", "train_size": 64, "eval_size": eval_size},
+        "algorithm": {"preset": "bot-grpo"},
+        "rewards": {
+            "alpha": 1.0,
+            "beta": 0.25,
+            "signals": [
+                {"name": "core.exact_answer"},
+                {"name": "core.regex", "params": {"pattern": r"\d+", "value": 1.0}, "workers": workers},
+            ],
+        },
+        "training": {
+            "steps": 2,
+            "prompts_per_step": 2,
+            "group_size": 4,
+            "max_new_tokens": 12,
+            "learning_rate": 1e-3,
+            "output_dir": str(tmp_path / "run"),
+            "eval_every": 0,
+            "eval_greedy": False,
+            **training,
+        },
+        "engine": {"device": "cpu"},
+    }
+    path = tmp_path / "run.yaml"
+    path.write_text(json.dumps(run), encoding="utf-8")  # JSON is YAML
+    return path
 
 
 def parse(data: dict[str, Any]) -> Any:
