@@ -255,3 +255,17 @@ def test_trainer_fill_equals_the_one_process_fill(tmp_path, arith_plugin):  # no
     got = trainer._centre_uncovered(mix, mix.mask, "train")
     torch.testing.assert_close(got.token_rewards, expected.token_rewards, equal_nan=True)
     assert not torch.allclose(got.token_rewards, mix.token_rewards)  # steps leaves the answer line uncovered
+    # the logged figures: covered share and fill value, means over the batch's rollouts
+    signal = mix.signals["test_arith.steps"]
+    lengths = mix.mask.sum(1).double()
+    share = torch.where(lengths > 0, (signal.covered & mix.mask).sum(1) / lengths.clamp(min=1), 0.0)
+    uncovered = mix.mask & ~signal.covered
+    assert uncovered.any(dim=1).all()  # every rollout has a token the steps leave out (the answer, EOS)
+    weight = trainer.mixture.config.signals[1].weight  # the only local signal: local = weight * fill there
+    row_fill = torch.stack([got.local[i][uncovered[i]][0] / weight for i in range(len(lengths))])
+    metrics = trainer._fill_metrics
+    assert metrics["signals/test_arith.steps/covered_frac"] == pytest.approx(float(share.mean()))
+    assert 0 < metrics["signals/test_arith.steps/covered_frac"] < 1
+    assert metrics["signals/test_arith.steps/uncovered_fill"] == pytest.approx(
+        float(row_fill.mean()), abs=1e-6
+    )

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 import torch
 from pydantic import BaseModel, ConfigDict
+from train_fixtures import arith_plugin  # noqa: F401  (fixture)
 
 from botgrpo_core.config.checks import check_rewards
 from botgrpo_core.config.errors import ConfigError
@@ -337,3 +338,21 @@ def test_a_global_signal_refuses_uncovered() -> None:
         check_rewards(config, "run.yaml", _manager())
     with pytest.raises(ValueError, match="uncovered"):
         RewardsConfig(alpha=1.0, beta=1.0, signals=[{"name": "t.spans", "uncovered": "mean"}])
+
+
+def test_a_run_with_a_centred_signal_trains_and_logs_its_fill(tmp_path, arith_plugin) -> None:  # noqa: F811
+    """A real 2-step run: the fill happens in the trainer and its figures reach metrics.jsonl."""
+    import json
+
+    from train_fixtures import parse, run_dict
+
+    from botgrpo_core.engine.run import run_training
+
+    signals = [{"name": "test_arith.digits"}, {"name": "test_arith.steps", "uncovered": "group_mean"}]
+    run_training(parse(run_dict(tmp_path, rewards={"signals": signals})), progress=False, log=lambda m: None)
+    rows = [json.loads(line) for line in (tmp_path / "metrics.jsonl").read_text().splitlines()]
+    train = [r for r in rows if r["kind"] == "train"]
+    assert [r["step"] for r in train] == [1, 2]
+    for r in train:
+        assert 0.0 <= r["signals/test_arith.steps/covered_frac"] <= 1.0
+        assert -1.0 <= r["signals/test_arith.steps/uncovered_fill"] <= 1.0

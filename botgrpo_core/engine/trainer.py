@@ -121,6 +121,9 @@ class BoTGRPOTrainer(GRPOTrainer):
         self.success_fn = success_fn
         self.dynamic_sampling_rounds = dynamic_sampling_rounds
         self._pending: tuple[MixtureOutput, list[Any]] | None = None
+        self._fill_metrics: dict[
+            str, float
+        ] = {}  # this batch's uncovered: group_mean figures (_centre_uncovered)
         self._pending_rewards: list[float | None] = []
         self._mixture_column = len(funcs)  # botgrpo's reward column, after the user's reward_funcs
         self._success_bound = None if funcs or environment_factory else self._max_outcome(self.mixture)
@@ -290,7 +293,11 @@ class BoTGRPOTrainer(GRPOTrainer):
         moments = self.accelerator.gather(coverage_moments(mix, mask).to(self.accelerator.device))  # (N, 2K)
         n, start = moments.shape[0], self.accelerator.process_index * mask.shape[0]
         group_index = torch.arange(n, device=moments.device) // G  # (N,)
-        fills = group_fills(moments, group_index, -(-n // G))[start : start + mask.shape[0]]  # (B, K)
+        every = group_fills(moments, group_index, -(-n // G))  # (N, K)
+        for k, name in enumerate(centred_signals(mix)):  # over the batch's rollouts (dropped ones count 0)
+            self._fill_metrics[f"signals/{name}/covered_frac"] = float(moments[:, 2 * k + 1].mean())
+            self._fill_metrics[f"signals/{name}/uncovered_fill"] = float(every[:, k].mean())
+        fills = every[start : start + mask.shape[0]]  # (B, K)
         return fill_uncovered(mix, mask, fills.cpu(), self.mixture.config.beta)
 
     def token_advantages(
@@ -380,6 +387,8 @@ class BoTGRPOTrainer(GRPOTrainer):
     ) -> None:
         metrics = self.batch_metrics(table, advantages, mask, mode)
         metrics.update(mix.scorer_metrics)  # the scorers' own counters, this process's (rank 0 logs)
+        metrics.update(self._fill_metrics)  # gathered: the same on every process
+        self._fill_metrics = {}
         for key, value in metrics.items():
             self._metrics[mode][key].append(value)
         self.last_advantages = advantages[mask].detach().float().cpu()
