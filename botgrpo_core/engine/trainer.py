@@ -121,9 +121,8 @@ class BoTGRPOTrainer(GRPOTrainer):
         self.success_fn = success_fn
         self.dynamic_sampling_rounds = dynamic_sampling_rounds
         self._pending: tuple[MixtureOutput, list[Any]] | None = None
-        self._fill_metrics: dict[
-            str, float
-        ] = {}  # this batch's uncovered: group_mean figures (_centre_uncovered)
+        # this batch's uncovered: group_mean figures (_centre_uncovered), logged with the batch
+        self._fill_metrics: dict[str, float] = {}
         self._pending_rewards: list[float | None] = []
         self._mixture_column = len(funcs)  # botgrpo's reward column, after the user's reward_funcs
         self._success_bound = None if funcs or environment_factory else self._max_outcome(self.mixture)
