@@ -8,6 +8,9 @@ alpha/beta sweep of BoT-GRPO, and the overrides ``--quick`` applies. The steps, 
 2. the plan (:mod:`botgrpo_bench.plan`): a run file per (task, method, seed) under the fairness rules;
 3. execution (:mod:`botgrpo_bench.execute`): one process per run, ``parallel`` at a time, resumable;
 4. the report (:mod:`botgrpo_bench.report`): ``results.jsonl``, ``runs.jsonl``, ``summary.md``, plots.
+
+A results folder holding a report that this plan would shrink (runs it leaves out, or another bench's) is
+refused before step 1 (:func:`check_output_record`); the same plan again, or a wider one, goes on.
 """
 
 from __future__ import annotations
@@ -24,7 +27,8 @@ from typing import Any
 
 from botgrpo_bench.config import BenchError, BenchFile, load_bench
 from botgrpo_bench.execute import execute
-from botgrpo_bench.plan import Job, plan
+from botgrpo_bench.plan import Job, plan, planned_labels, run_label
+from botgrpo_bench.runs import read_jsonl
 from botgrpo_bench.warm import warm_starts
 
 
@@ -56,6 +60,7 @@ def run_bench(
     """Warm starts, the grid, the sweep, then the report; returns the results folder."""
     from botgrpo_bench.report import write_report
 
+    check_output_record(bench, out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
     warm = warm_starts(bench, log)
@@ -105,6 +110,60 @@ def run_bench(
     if failed:
         log(f"bench {bench.name}: {len(failed)} run(s) failed: {', '.join(failed)} (see their bench.log)")
     return out_dir
+
+
+def check_output_record(bench: BenchFile, out_dir: Path, *, shown: int = 8) -> None:
+    """Refuse (:class:`BenchError`) a results folder whose report this bench would shrink, before anything
+    trains: ``out_dir`` holds another bench's record (``meta.json``'s ``bench``), or a record
+    (``runs.jsonl``) with runs that this plan leaves out, which the rewritten report would drop.
+
+    A plan that covers every recorded run (the same one, or more seeds, methods or tasks) passes; so does a
+    folder without a record. Runs are compared by :func:`~botgrpo_bench.plan.run_label` (the label of the
+    bench's log lines); ``shown``: how many left-out runs the message names.
+    """
+    meta_path, runs_path = out_dir / "meta.json", out_dir / "runs.jsonl"
+    if meta_path.is_file():
+        try:
+            meta = json.loads(meta_path.read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError) as exc:
+            raise BenchError(
+                f"--output {out_dir}: its meta.json cannot be read ({exc}); use another --output folder"
+            ) from None
+        recorded = meta.get("bench") if isinstance(meta, dict) else None
+        if recorded is not None and recorded != bench.name:
+            raise BenchError(
+                f"--output {out_dir} holds the report of bench {recorded!r} (its meta.json), not of this "
+                f"bench {bench.name!r}: writing here would replace that report. Use another --output folder."
+            )
+    planned = set(planned_labels(bench, out_dir))
+    recorded_runs = {
+        run_label(r["task"], r["method"], r["seed"], r.get("group", "grid"), r.get("alpha"), r.get("beta")): r
+        for r in read_jsonl(runs_path)
+        if all(k in r for k in ("task", "method", "seed"))
+    }
+    left_out = [key for key in recorded_runs if key not in planned]
+    if not left_out:
+        return
+    # the --set that brings the left-out grid runs back (a sweep point comes back with the bench's sweep)
+    grid_left_out = [recorded_runs[k] for k in left_out if recorded_runs[k].get("group", "grid") == "grid"]
+    sets = []
+    for key, now, field in (
+        ("include", list(bench.tasks), "task"),
+        ("methods", bench.methods, "method"),
+        ("seeds", [str(seed) for seed in bench.seeds], "seed"),
+    ):
+        wider = list(dict.fromkeys([*now, *(str(r[field]) for r in grid_left_out)]))
+        if len(wider) > len(now):
+            sets.append(f'--set "{key}=[{", ".join(wider)}]"')
+    more = f" and {len(left_out) - shown} more" if len(left_out) > shown else ""
+    raise BenchError(
+        f"--output {out_dir} holds a bench report of {len(recorded_runs)} run(s), and this command's plan "
+        f"leaves out {len(left_out)} of them: {', '.join(left_out[:shown])}{more}. Its report would be "
+        "rewritten without them (their folders stay under runs/, no longer reported). Use another --output "
+        "folder, or include those tasks/methods/seeds (and sweep points) in this command"
+        + (f" ({' '.join(sets)})" if sets else "")
+        + "; its finished runs are reused, not trained again."
+    )
 
 
 def describe_progress(bench: BenchFile, job: Job) -> str | None:

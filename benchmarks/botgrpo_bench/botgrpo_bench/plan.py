@@ -40,12 +40,25 @@ class Job:
 
     @property
     def label(self) -> str:
-        ab = f" a={self.alpha:g} b={self.beta:g}" if self.group == "sweep" else ""
-        return f"{self.task}/{self.method}/seed{self.seed}{ab}"
+        return run_label(self.task, self.method, self.seed, self.group, self.alpha, self.beta)
 
     @property
     def fingerprint(self) -> str:
         return hashlib.sha256(json.dumps(self.run, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+
+def run_label(
+    task: str,
+    method: str,
+    seed: int,
+    group: str = "grid",
+    alpha: float | None = None,
+    beta: float | None = None,
+) -> str:
+    """A run's name in the logs and its key in a report: ``task/method/seedN``, a sweep point's with
+    `` a=ALPHA b=BETA`` (the row of ``runs.jsonl`` holds all of them)."""
+    ab = f" a={alpha:g} b={beta:g}" if group == "sweep" else ""
+    return f"{task}/{method}/seed{seed}{ab}"
 
 
 def signal_kinds(names: Sequence[str]) -> dict[str, str]:
@@ -103,40 +116,27 @@ def plan(bench: BenchFile, out_dir: Path, warm: dict[str, Path | None]) -> list[
     return jobs
 
 
-def grid_jobs(
-    bench: BenchFile, out_dir: Path, warm: dict[str, Path | None], kinds: dict[str, str]
-) -> list[Job]:
-    """Tasks x seeds x methods, the candidate and the reference first within each seed."""
+def grid_runs(bench: BenchFile, out_dir: Path) -> list[tuple[str, str, int, Path]]:
+    """``(task, method, seed, run folder)`` of every grid run, the candidate and the reference first within
+    each seed (the folders alone: no warm start or run file needed)."""
     head = [m for m in (bench.candidate, bench.reference) if m in bench.methods]
     order = head + [m for m in bench.methods if m not in head]
-    jobs = []
-    for task_name, task in bench.tasks.items():
-        for seed in bench.seeds:
-            for method in order:
-                run_dir = out_dir / "runs" / task_name / method_folder(method) / f"seed{seed}"
-                run = derive_run(
-                    task,
-                    method=method,
-                    seed=seed,
-                    warm_path=warm.get(task_name),
-                    run_dir=run_dir,
-                    threads=bench.threads_per_run,
-                    kinds=kinds,
-                )
-                jobs.append(Job(task_name, method, seed, "grid", run, run_dir))
-    return jobs
+    return [
+        (task_name, method, seed, out_dir / "runs" / task_name / method_folder(method) / f"seed{seed}")
+        for task_name in bench.tasks
+        for seed in bench.seeds
+        for method in order
+    ]
 
 
-def sweep_jobs(
-    bench: BenchFile, out_dir: Path, warm: dict[str, Path | None], kinds: dict[str, str]
-) -> list[Job]:
-    """The sweep's alpha x beta x seeds; a point equal to a grid run shares its folder (run once)."""
+def sweep_runs(bench: BenchFile, out_dir: Path) -> list[tuple[float, float, int, Path]]:
+    """``(alpha, beta, seed, run folder)`` of every sweep point; a point equal to a grid run shares its
+    folder (run once)."""
     if bench.sweep is None:
         return []
     sw = bench.sweep
-    task = bench.tasks[sw.task]
-    rewards = task.run["rewards"]
-    jobs = []
+    rewards = bench.tasks[sw.task].run["rewards"]
+    points = []
     for alpha in sw.alpha:
         for beta in sw.beta:
             for seed in sw.seeds or bench.seeds:
@@ -151,19 +151,69 @@ def sweep_jobs(
                     if same_as_grid
                     else f"sweep-{method_folder(sw.method)}-a{alpha:g}-b{beta:g}"
                 )
-                run_dir = out_dir / "runs" / sw.task / folder / f"seed{seed}"
-                run = derive_run(
-                    task,
-                    method=sw.method,
-                    seed=seed,
-                    warm_path=warm.get(sw.task),
-                    run_dir=run_dir,
-                    threads=bench.threads_per_run,
-                    kinds=kinds,
-                    alpha=alpha,
-                    beta=beta,
-                )
-                jobs.append(Job(sw.task, sw.method, seed, "sweep", run, run_dir, alpha, beta))
+                points.append((alpha, beta, seed, out_dir / "runs" / sw.task / folder / f"seed{seed}"))
+    return points
+
+
+def planned_labels(bench: BenchFile, out_dir: Path) -> list[str]:
+    """The :func:`run_label` of every grid run and sweep point (before any warm start: the runs the report
+    will have)."""
+    labels = [run_label(task, method, seed) for task, method, seed, _ in grid_runs(bench, out_dir)]
+    sw = bench.sweep
+    if sw is not None:
+        labels += [
+            run_label(sw.task, sw.method, seed, "sweep", alpha, beta)
+            for alpha, beta, seed, _ in sweep_runs(bench, out_dir)
+        ]
+    return labels
+
+
+def grid_jobs(
+    bench: BenchFile, out_dir: Path, warm: dict[str, Path | None], kinds: dict[str, str]
+) -> list[Job]:
+    """Tasks x seeds x methods (:func:`grid_runs`), the candidate and the reference first within each seed."""
+    return [
+        Job(
+            task_name,
+            method,
+            seed,
+            "grid",
+            derive_run(
+                bench.tasks[task_name],
+                method=method,
+                seed=seed,
+                warm_path=warm.get(task_name),
+                run_dir=run_dir,
+                threads=bench.threads_per_run,
+                kinds=kinds,
+            ),
+            run_dir,
+        )
+        for task_name, method, seed, run_dir in grid_runs(bench, out_dir)
+    ]
+
+
+def sweep_jobs(
+    bench: BenchFile, out_dir: Path, warm: dict[str, Path | None], kinds: dict[str, str]
+) -> list[Job]:
+    """The sweep's alpha x beta x seeds (:func:`sweep_runs`)."""
+    if bench.sweep is None:
+        return []
+    sw = bench.sweep
+    jobs = []
+    for alpha, beta, seed, run_dir in sweep_runs(bench, out_dir):
+        run = derive_run(
+            bench.tasks[sw.task],
+            method=sw.method,
+            seed=seed,
+            warm_path=warm.get(sw.task),
+            run_dir=run_dir,
+            threads=bench.threads_per_run,
+            kinds=kinds,
+            alpha=alpha,
+            beta=beta,
+        )
+        jobs.append(Job(sw.task, sw.method, seed, "sweep", run, run_dir, alpha, beta))
     return jobs
 
 
