@@ -3,7 +3,8 @@
 tree-sitter's own deadline (a progress callback) stops a slow parse, but a C-level hang or a
 runaway allocation can only be stopped from outside, so by default the work goes to a
 :class:`botgrpo_core.rewards.pool.WorkerPool` (per-task timeout, SIGKILL and replace, ``RLIMIT_AS``).
-All ``jsx.*`` scorers of one process share one pool per (workers, memory) setting. Inside a worker
+All ``jsx.*`` scorers of one process share one pool per (workers, memory) setting. A batch as a whole
+has a deadline too (``batch_timeout_s``), in the pool and inline. Inside a worker
 process (e.g. when the core already runs the signal in its own pool) ``workers: auto`` runs inline
 rather than nesting pools.
 """
@@ -14,9 +15,11 @@ import atexit
 import multiprocessing
 import os
 import threading
+import time
 from collections.abc import Sequence
 from typing import Any
 
+from botgrpo_core.rewards.pool import BATCH_DEADLINE
 from botgrpo_core.signals import SampleError
 from botgrpo_jsx import analysis
 from botgrpo_jsx.params import CommonParams
@@ -76,20 +79,41 @@ def _pool(workers: int, memory_mb: int, timeout_s: float) -> Any:
 
 
 def run_tasks(tasks: Sequence[Task], params: CommonParams) -> list[Any]:
-    """Run tasks in order, in the pool (with ``params.timeout_s`` per task) or inline."""
+    """Run tasks in order, in the pool (with ``params.timeout_s`` per task) or inline.
+
+    The batch has a deadline, ``params.batch_timeout_s``: in the pool, tasks still running then are
+    killed and the others are not started; inline (a running task cannot be stopped) the deadline is
+    checked between tasks. Either way the tasks cut get a ``timeout`` :class:`SampleError` naming
+    ``batch_timeout_s`` and the tasks finished before it keep their results.
+    """
     workers = resolve_workers(params.workers)
     if workers == 0:
-        results = []
-        for task in tasks:
-            try:
-                results.append(run_task(task))
-            except Exception as exc:  # a bug on one odd input costs that sample, not the batch
-                results.append(SampleError(f"{type(exc).__name__}: {exc}", reason="error"))
-        return results
+        return _run_inline(tasks, params.batch_timeout_s)
     # One completion's tasks go to one worker: jsx.syntax's parse (and its blame) serve jsx.rules there.
     affinity = [hash(task[2]) for task in tasks]
     pool = _pool(workers, params.memory_mb, params.timeout_s)
-    return pool.map(list(tasks), timeout_s=params.timeout_s, affinity=affinity)
+    return pool.map(
+        list(tasks), timeout_s=params.timeout_s, affinity=affinity, batch_timeout_s=params.batch_timeout_s
+    )
+
+
+def _run_inline(tasks: Sequence[Task], batch_timeout_s: float) -> list[Any]:
+    """Run tasks in this process until the batch deadline; the tasks not started by then time out."""
+    end = time.monotonic() + batch_timeout_s
+    results: list[Any] = []
+    for task in tasks:
+        if time.monotonic() >= end:
+            late = SampleError(
+                f"{BATCH_DEADLINE} (batch_timeout_s={batch_timeout_s:g}, jsx params) before this item "
+                "started (in-process: workers 0)",
+                reason="timeout",
+            )
+            return results + [late] * (len(tasks) - len(results))
+        try:
+            results.append(run_task(task))
+        except Exception as exc:  # a bug on one odd input costs that sample, not the batch
+            results.append(SampleError(f"{type(exc).__name__}: {exc}", reason="error"))
+    return results
 
 
 @atexit.register

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -11,6 +11,10 @@ from botgrpo_jsx.extract import DEFAULT_LANGUAGES
 
 class _Params(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+#: A batch deadline in seconds: finite and above 0 (each signal's field gives its default and scope).
+BatchTimeout = Annotated[float, Field(gt=0, allow_inf_nan=False)]
 
 
 class CommonParams(_Params):
@@ -32,6 +36,12 @@ class CommonParams(_Params):
         description="worker processes for tree-sitter work (0 = in-process; auto = 2, or 0 inside a worker)",
     )
     memory_mb: int = Field(1024, gt=0, description="address-space headroom per worker process")
+    batch_timeout_s: BatchTimeout = Field(
+        60.0,
+        description="deadline of one batch's samples as a whole (tree-sitter and esprima work; renders): "
+        "samples still running then are killed and those not started are skipped; both time out, so slow "
+        "samples cost at most this per batch, not timeout_s x samples / workers (or / parallel)",
+    )
 
 
 class CompilesParams(CommonParams):
@@ -127,14 +137,6 @@ class RendersParams(CommonParams):
     )
     max_nesting: int = Field(2000, gt=0, description="code nested deeper is not compiled (renders -> 0)")
     parallel: int = Field(2, gt=0, description="render processes at once (one fresh process per sample)")
-    batch_timeout_s: float = Field(
-        60.0,
-        gt=0,
-        allow_inf_nan=False,
-        description="deadline of one batch's renders as a whole: renders still running then are killed and "
-        "those not started are skipped; both time out (renders 0), so hanging components cost at most this "
-        "per batch, not timeout_s x samples / parallel",
-    )
     props_field: str = Field(
         "props", description="row field with the props to render with (else synthesised)"
     )
@@ -155,5 +157,11 @@ class VisualParams(RendersParams):
     width: int = Field(800, gt=0, le=4096, description="screenshot width in pixels")
     height: int = Field(600, gt=0, le=4096, description="screenshot height in pixels")
     screenshot_timeout_s: float = Field(30.0, gt=0, description="Chromium's limit per screenshot")
+    batch_timeout_s: BatchTimeout = Field(
+        600.0,
+        description="deadline of one batch as a whole: renders, screenshots (one at a time) and the vision "
+        "model's requests; samples not done by then time out, so a batch costs at most this, "
+        "not screenshot_timeout_s x samples",
+    )
     judge_timeout_s: float = Field(60.0, gt=0, description="per-request limit of the vision model")
     max_new_tokens: int = Field(64, gt=0, description="tokens the vision model may answer with")

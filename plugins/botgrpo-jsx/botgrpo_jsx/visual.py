@@ -12,6 +12,10 @@
    is the value. An answer with no score is a :class:`SampleError` (the judge failed, not the sample).
 4. The value comes back as a :class:`~botgrpo_core.signals.Value` whose ``meta`` holds the screenshot
    (``{"screenshot": PNG bytes}``), so ``botgrpo score --html`` shows what the judge saw.
+
+One deadline, ``batch_timeout_s``, bounds a batch as a whole: the renders (the renderer's batch
+deadline), then the screenshots (one at a time, each cut at the deadline), then the vision model's
+requests (what is left is the judge backend's batch deadline). Samples not done by then time out.
 """
 
 from __future__ import annotations
@@ -24,10 +28,12 @@ import re
 import shutil
 import subprocess
 import tempfile
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from botgrpo_core.rewards.pool import BATCH_DEADLINE
 from botgrpo_core.signals import Sample, SampleError, Value
 from botgrpo_jsx.params import VisualParams
 from botgrpo_jsx.renders import Renderer
@@ -104,6 +110,34 @@ def screenshot(chromium: str, markup: str, width: int, height: int, timeout_s: f
     return data
 
 
+def _late(batch_timeout_s: float, what: str) -> SampleError:
+    """The ``timeout`` error of a sample the batch deadline cut (it begins with :data:`BATCH_DEADLINE`)."""
+    return SampleError(
+        f"{BATCH_DEADLINE} (batch_timeout_s={batch_timeout_s:g}, jsx.visual params) {what}",
+        reason="timeout",
+    )
+
+
+def screenshots(
+    chromium: str, markups: dict[int, str], params: VisualParams, end: float
+) -> dict[int, bytes | SampleError]:
+    """A screenshot of each markup in turn (key: sample index), until the batch deadline ``end``
+    (a :func:`time.monotonic` value): each is bounded by ``screenshot_timeout_s`` and by the time left,
+    and those not taken by ``end`` are ``timeout`` errors naming ``batch_timeout_s``."""
+    shots: dict[int, bytes | SampleError] = {}
+    for i, markup in markups.items():
+        left = end - time.monotonic()
+        if left <= 0:
+            shots[i] = _late(params.batch_timeout_s, "before this screenshot started")
+            continue
+        limit = min(params.screenshot_timeout_s, left)
+        shot = screenshot(chromium, markup, params.width, params.height, limit)
+        if isinstance(shot, SampleError) and shot.reason == "timeout" and limit < params.screenshot_timeout_s:
+            shot = _late(params.batch_timeout_s, f"before this screenshot finished ({limit:.3g} s were left)")
+        shots[i] = shot
+    return shots
+
+
 def parse_score(answer: str, top: float = 10.0) -> float | None:
     """The last ``score: N`` of an answer, as N / top clipped to [0, 1]; ``None`` if there is none."""
     found = _SCORE.findall(answer)
@@ -147,30 +181,41 @@ class VisualScorer:
         self.backend.close()
 
     def score(self, samples: Sequence[Sample]) -> list[float | Value | SampleError]:
+        """Render, screenshot and judge ``samples``, all within ``batch_timeout_s`` (see the module doc)."""
         p = self.params
+        end = time.monotonic() + p.batch_timeout_s  # the renderer's own deadline starts just after
         out: list[float | Value | SampleError] = [0.0] * len(samples)
+        markups: dict[int, str] = {}
+        for i, r in enumerate(self.renderer.render(samples)):
+            reply = r.get("reply")
+            if isinstance(reply, dict) and reply.get("ok") is True:
+                markups[i] = str(reply.get("html", ""))
+            # else: does not render (or its render timed out): nothing to look at, 0.0
         shots: dict[int, bytes] = {}
         prompts: dict[int, str] = {}
-        for i, (sample, r) in enumerate(zip(samples, self.renderer.render(samples), strict=True)):
-            reply = r.get("reply")
-            if not (isinstance(reply, dict) and reply.get("ok") is True):
-                continue  # does not render: nothing to look at
-            shot = screenshot(
-                self.chromium, str(reply.get("html", "")), p.width, p.height, p.screenshot_timeout_s
-            )
+        for i, shot in screenshots(self.chromium, markups, p, end).items():
             if isinstance(shot, SampleError):
                 out[i] = shot
                 continue
             shots[i] = shot
-            spec = sample.row.get(p.spec_field) if p.spec_field else None
-            prompt = RUBRIC.format(spec=html.unescape(str(spec if spec else sample.prompt))[:4000])
-            prompts[i] = prompt
+            spec = samples[i].row.get(p.spec_field) if p.spec_field else None
+            prompts[i] = RUBRIC.format(spec=html.unescape(str(spec if spec else samples[i].prompt))[:4000])
         order = list(prompts)
+        left = end - time.monotonic()
+        if order and left <= 0:
+            for i in order:
+                out[i] = _late(p.batch_timeout_s, "before the vision model was asked")
+            return out
         images = ["data:image/png;base64," + base64.b64encode(shots[i]).decode() for i in order]
-        answers = self.backend.generate([prompts[i] for i in order], images=images) if order else []
+        answers = self._judge([prompts[i] for i in order], images, left) if order else []
         for i, answer in zip(order, answers, strict=True):
             if isinstance(answer, SampleError):
-                out[i] = answer
+                cut = answer.reason == "timeout" and time.monotonic() >= end - 0.1  # asyncio's clock slack
+                out[i] = (
+                    _late(p.batch_timeout_s, f"before the vision model answered ({answer})")
+                    if cut
+                    else answer
+                )
                 continue
             value = parse_score(answer)
             out[i] = (
@@ -181,3 +226,14 @@ class VisualScorer:
                 )
             )
         return out
+
+    def _judge(self, prompts: list[str], images: list[str], left: float) -> list[Any]:
+        """The vision model's answers, with ``left`` seconds as the judge backend's batch deadline."""
+        judge = self.backend.params  # the backend reads params.openai.batch_timeout_s on each batch
+        self.backend.params = judge.model_copy(
+            update={"openai": judge.openai.model_copy(update={"batch_timeout_s": left})}
+        )
+        try:
+            return list(self.backend.generate(prompts, images=images))
+        finally:
+            self.backend.params = judge
