@@ -33,6 +33,15 @@ section is charged whole, so padding a page with more lines no longer pays.
 
 A page of whitespace alone gets ``fail_value`` on all of its characters (it has no unit to blame).
 
+A page whose root never closes (cut off at the length cap) is, by default (``unfinished: as_parsed``),
+blamed as the parser sees it: the unclosed root's -1 lands on its correct signature and ``return <div>``
+lines, and a blank tail carries no span. A policy learned to end its pages in blank space to the cap that
+way (react-cold bot-grpo seed 0: clipped pages 0 -> 0.42 by step 60, compile rate 0.22 -> 0): the tail
+runs free under ``uncovered: group_mean`` while a closed page with a broken line can take a -1 on its
+closers. ``unfinished: tail`` judges such a page's lines on its closed parse (the spec's closing lines
+appended) and puts ``fail_value`` on its unfinished tail, everything after its last unit, where the page
+failed to close.
+
 So the signal has no ``fail_value`` span exactly when every section line is correct and new and none is
 missing, which on the grammar's pages is the outcome's success (tests/test_react_sections.py), and the
 empty, ``return null`` and one-section-copied pages that the outcome scores 0 carry a negative span and
@@ -48,7 +57,7 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from botgrpo_bench.react_spec import ViewSection, ViewSpec, section_line
+from botgrpo_bench.react_spec import CLOSING_LINES, ViewSection, ViewSpec, section_line
 from botgrpo_bench.react_verdict import page_facts, section_counts, view_spec_of
 from botgrpo_jsx.params import UnitsParams
 
@@ -72,6 +81,15 @@ class SectionsParams(UnitsParams):
         "differ from the closest correct section line of the spec (difflib), the rest of the line 0; "
         "words: as tokens, a correct line's +1 only on its deciding words (its tag and field names), and "
         "a line past the spec's count that implements no new section -1 whole",
+    )
+    unfinished: Literal["as_parsed", "tail"] = Field(
+        "as_parsed",
+        description="a page whose root never closes (no frame line after its sections: cut off at the length "
+        "cap, or ended in blank padding): as_parsed, blamed as the parser sees it (the root's unclosed-tag and "
+        "syntax -1 land on the correct signature and `return <div>` lines, and a blank tail carries no span); "
+        "tail, its lines judged as if it had closed (the spec's closing lines appended for the parse) and "
+        "fail_value on its unfinished tail, everything after its last unit (or its last line when nothing "
+        "follows it)",
     )
 
 
@@ -123,9 +141,11 @@ def section_spans(
     fail_value: float,
     pass_value: float,
     blame: str = "line",
+    unfinished: bool = False,
 ) -> list[Any]:
     """The spans of one page from its ``jsx.units`` spans ``units`` (module doc; ``blame``:
-    :class:`SectionsParams`)."""
+    :class:`SectionsParams`). ``unfinished``: the page never closes its root and ``units`` come from its
+    closed parse (:func:`closed_units`); its unfinished tail gets ``fail_value``."""
     from botgrpo_core.signals import Span
 
     if not completion.strip():
@@ -184,8 +204,41 @@ def section_spans(
         elif completion.strip():  # no frame after the sections (cut off, or no code): the last line
             start = completion.rstrip().rfind("\n") + 1
             out.append(Span(start, len(completion.rstrip()), fail_value, {"unit": FRAME, "verdict": verdict}))
+    if unfinished:
+        out += _unfinished_tail(completion, units, out, fail_value)
     out.sort(key=lambda s: s.start)
     return out
+
+
+def _unfinished_tail(
+    completion: str, units: Sequence[Any], spans: Sequence[Any], fail_value: float
+) -> list[Any]:
+    """``fail_value`` on what follows the last unit and span of a page that never closed (blank padding
+    or text no unit holds); on its last line when nothing follows and no span blames that line yet."""
+    from botgrpo_core.signals import Span
+
+    verdict = {"unit": FRAME, "verdict": "the page never closes its root"}
+    after = max([u.end for u in units] + [s.end for s in spans], default=0)
+    if after < len(completion):
+        return [Span(after, len(completion), fail_value, verdict)]
+    start = completion.rstrip().rfind("\n") + 1
+    if any(s.value < 0 and s.end > start for s in spans):
+        return []
+    return [Span(start, len(completion.rstrip()), fail_value, verdict)]
+
+
+def is_unfinished(completion: str, units: Sequence[Any]) -> bool:
+    """A page with code whose root never closes: no frame unit after its last section line."""
+    children = [u for u in units if (u.meta or {}).get("unit") == CHILD]
+    if not completion.strip() or not children:
+        return False
+    return not any((u.meta or {}).get("unit") != CHILD and u.start >= children[-1].end for u in units)
+
+
+def closed_page(completion: str) -> str:
+    """``completion`` with the spec's closing lines appended (:data:`CLOSING_LINES`), for the parse of an
+    unfinished page; units past ``len(completion.rstrip())`` belong to the appended lines."""
+    return completion.rstrip() + "\n" + "\n".join(CLOSING_LINES)
 
 
 class ReactSectionsScorer:
@@ -201,8 +254,11 @@ class ReactSectionsScorer:
         from botgrpo_core.signals import SampleError
 
         units = self._units.score(samples)
+        unfinished = [False] * len(samples)
+        if self.params.unfinished == "tail":
+            units, unfinished = self._closed_units(samples, units)
         out: list[Any] = []
-        for sample, spans in zip(samples, units, strict=True):
+        for sample, spans, cut in zip(samples, units, unfinished, strict=True):
             if isinstance(spans, SampleError):
                 out.append(spans)
                 continue
@@ -212,8 +268,33 @@ class ReactSectionsScorer:
                 out.append(SampleError(str(exc)))
                 continue
             p = self.params
-            out.append(section_spans(spec, sample.completion, spans, p.fail_value, p.pass_value, p.blame))
+            out.append(
+                section_spans(spec, sample.completion, spans, p.fail_value, p.pass_value, p.blame, cut)
+            )
         return out
+
+    def _closed_units(self, samples: Sequence[Any], units: list[Any]) -> tuple[list[Any], list[bool]]:
+        """``unfinished: tail``: the units of each unfinished page from its closed parse
+        (:func:`closed_page`), those of the appended closing lines left out, and which pages those are."""
+        from dataclasses import replace
+
+        from botgrpo_core.signals import SampleError
+
+        todo = [
+            i
+            for i, (s, u) in enumerate(zip(samples, units, strict=True))
+            if not isinstance(u, SampleError) and is_unfinished(s.completion, u)
+        ]
+        closed = self._units.score(
+            [replace(samples[i], completion=closed_page(samples[i].completion)) for i in todo]
+        )
+        out, cut = list(units), [False] * len(units)
+        for i, spans in zip(todo, closed, strict=True):
+            if isinstance(spans, SampleError):
+                continue  # keep the page's own parse
+            end = len(samples[i].completion.rstrip())
+            out[i], cut[i] = [u for u in spans if u.end <= end], True
+        return out, cut
 
 
 def make_sections(params: SectionsParams) -> ReactSectionsScorer:

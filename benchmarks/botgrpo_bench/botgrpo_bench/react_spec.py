@@ -69,6 +69,8 @@ SECTION_ERRORS: dict[str, tuple[str, ...]] = {
     "list": ("*close_tag", "wrong_field"),
 }
 _INDENT = "    "
+#: the lines that close a view's root and component, after its sections
+CLOSING_LINES = ("  </div>;", "}")
 
 
 @dataclass(frozen=True)
@@ -215,7 +217,7 @@ def render_view(spec: ViewSpec, errors: dict[int, SectionError] | None = None) -
     head = "export default function" if spec.export else "function"
     lines = [f"{head} {spec.component}({_params(spec, errors)}) {{", "  return <div>"]
     lines += [_INDENT + section_line(s, errors.get(i)) for i, s in enumerate(spec.sections)]
-    lines += ["  </div>;", "}"]
+    lines += CLOSING_LINES
     return "\n".join(lines)
 
 

@@ -66,10 +66,14 @@ def test_blame_stays_on_the_sections_with_errors(scorer: ReactSectionsScorer, er
         assert [s.value for s in spans] == [1.0] * len(spec.sections), spans
 
 
-@pytest.mark.parametrize("blame", ["line", "tokens", "words"])
-def test_no_negative_span_exactly_when_the_page_succeeds(blame: str) -> None:
-    """Every error kind of every section kind, alone and in pairs: success <=> no -1 span."""
-    scorer = ReactSectionsScorer(SectionsParams(workers=0, blame=blame))
+@pytest.mark.parametrize(
+    ("blame", "unfinished"),
+    [("line", "as_parsed"), ("tokens", "as_parsed"), ("words", "as_parsed"), ("words", "tail")],
+)
+def test_no_negative_span_exactly_when_the_page_succeeds(blame: str, unfinished: str) -> None:
+    """Every error kind of every section kind, alone and in pairs, and pages cut off: success <=> no -1
+    span."""
+    scorer = ReactSectionsScorer(SectionsParams(workers=0, blame=blame, unfinished=unfinished))
     task = _task(4)
     rng = random.Random(7)
     for row in task.eval_rows(10, seed=3):
@@ -82,8 +86,44 @@ def test_no_negative_span_exactly_when_the_page_succeeds(blame: str) -> None:
             i, j = rng.sample(range(len(spec.sections)), 2)
             pages.append(render_view(spec, {k: draw_error(spec.sections[k], spec, rng) for k in (i, j)}))
         pages += [" " * 40, "\n\n  \n"]  # whitespace only: what react-long seed 0 (ecdab86) learned
+        cut = "\n".join(render_view(spec).split("\n")[: 2 + len(spec.sections)])
+        pages += [cut, cut + "\n" + " " * 30, cut[:-5]]  # never closed: padded, or cut mid-line
         for page, spans in zip(pages, _score(scorer, row, pages), strict=True):
             assert task.success(row, page) == (not any(s.value < 0 for s in spans)), (page, spans)
+
+
+def test_an_unfinished_page_is_blamed_on_its_tail_not_its_frame() -> None:
+    """A page whose root never closes (react-cold bot-grpo seed 0 learned to end its pages in blank space
+    to the length cap): with ``unfinished: tail`` the -1 lands on the blank tail (or the last line when
+    nothing follows it) and its correct signature and ``return <div>`` lines carry none, its section
+    lines are judged as on the closed page; ``as_parsed`` (the default) blames those two correct lines
+    and leaves the tail free."""
+    tail = ReactSectionsScorer(SectionsParams(workers=0, blame="words", unfinished="tail"))
+    parsed = ReactSectionsScorer(SectionsParams(workers=0, blame="words"))
+    task = _task(4)
+    rng = random.Random(3)
+    for row in task.eval_rows(6, seed=8):
+        spec = task.parse_row(row)
+        i = rng.randrange(len(spec.sections))
+        page = render_view(spec, {i: draw_error(spec.sections[i], spec, rng)})
+        lines = page.split("\n")
+        body = "\n".join(lines[: 2 + len(spec.sections)])
+        head = len(lines[0]) + 1 + len(lines[1])  # the signature and `return <div>` lines
+        padded = body + "\n" + " " * 50
+        (closed, padded_spans, mid_line) = _score(tail, row, [page, padded, body[:-3]])
+        frame_blame = [s for s in padded_spans if s.value < 0 and s.start < head]
+        assert not frame_blame, padded_spans
+        (end,) = [s for s in padded_spans if s.meta.get("verdict") == "the page never closes its root"]
+        assert (end.start, end.end) == (len(body), len(padded)) and end.value < 0
+        same = [(s.start, s.end, s.value) for s in padded_spans if s is not end]
+        assert same == [(s.start, s.end, s.value) for s in closed if s.end <= len(body)], (
+            closed,
+            padded_spans,
+        )
+        assert any(s.value < 0 and s.end > len(body) - len(lines[1 + len(spec.sections)]) for s in mid_line)
+        (as_parsed,) = _score(parsed, row, [padded])
+        assert any(s.value < 0 and s.start < head for s in as_parsed)
+        assert not any(s.end > len(body) for s in as_parsed)
 
 
 def _dropped(spec: ViewSpec, keep: list[int]) -> str:
