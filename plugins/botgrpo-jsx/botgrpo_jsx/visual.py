@@ -229,11 +229,4 @@ class VisualScorer:
 
     def _judge(self, prompts: list[str], images: list[str], left: float) -> list[Any]:
         """The vision model's answers, with ``left`` seconds as the judge backend's batch deadline."""
-        judge = self.backend.params  # the backend reads params.openai.batch_timeout_s on each batch
-        self.backend.params = judge.model_copy(
-            update={"openai": judge.openai.model_copy(update={"batch_timeout_s": left})}
-        )
-        try:
-            return list(self.backend.generate(prompts, images=images))
-        finally:
-            self.backend.params = judge
+        return list(self.backend.generate(prompts, images=images, batch_timeout_s=left))

@@ -83,6 +83,34 @@ def test_silent_server_costs_one_deadline_not_every_retry(caplog: pytest.LogCapt
     assert "cut by batch_timeout_s=0.5" in caplog.text
 
 
+def test_a_call_can_bring_its_own_batch_deadline(caplog: pytest.LogCaptureFixture) -> None:
+    """``generate(..., batch_timeout_s=...)`` (what jsx.visual passes: what is left of its own deadline)
+    replaces the params' deadline for that call only."""
+    from botgrpo_judge.backends.openai_http import OpenAIBackend
+    from botgrpo_judge.params import JudgeParams
+
+    caplog.set_level(logging.WARNING)
+    with SilentServer() as server:
+        params = JudgeParams(
+            model="judge",
+            backend="openai",
+            mode="generate",
+            openai={"base_url": server.url, **FAST, "timeout_s": 5, "max_retries": 4, "batch_timeout_s": 300},
+        )
+        backend = OpenAIBackend(params)
+        try:
+            start = time.perf_counter()
+            answers = backend.generate(["a", "b"], batch_timeout_s=0.5)
+            elapsed = time.perf_counter() - start
+        finally:
+            backend.close()
+    assert elapsed < 0.5 + MARGIN_S  # the call's deadline, not the params' 300 s
+    assert all(isinstance(a, SampleError) and a.reason == "timeout" for a in answers)
+    assert all("batch_timeout_s=0.5" in str(a) for a in answers)
+    assert "cut by batch_timeout_s=0.5" in caplog.text
+    assert params.openai.batch_timeout_s == 300
+
+
 def test_circuit_breaker_stops_calling_a_silent_server(caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.WARNING)
     with SilentServer() as server:

@@ -290,9 +290,12 @@ class OpenAIBackend:
             self._metrics["malformed"] += 1
             return _Retry("error", f"malformed answer ({exc})")
 
-    def _run_all(self, coros: Sequence[Coroutine[Any, Any, T | SampleError]]) -> list[T | SampleError]:
-        """Run a batch's requests under the batch deadline; requests still running then time out."""
-        deadline = self.params.openai.batch_timeout_s
+    def _run_all(
+        self, coros: Sequence[Coroutine[Any, Any, T | SampleError]], batch_timeout_s: float | None = None
+    ) -> list[T | SampleError]:
+        """Run a batch's requests under the batch deadline (``batch_timeout_s``, default the params');
+        requests still running then time out."""
+        deadline = self.params.openai.batch_timeout_s if batch_timeout_s is None else batch_timeout_s
 
         async def bounded() -> list[T | SampleError]:
             tasks = [asyncio.ensure_future(coro) for coro in coros]
@@ -317,10 +320,10 @@ class OpenAIBackend:
 
         before = Counter(self._metrics)
         results = self._loop.run(bounded())
-        self._log_fast_failures(before, len(results))
+        self._log_fast_failures(before, len(results), deadline)
         return results
 
-    def _log_fast_failures(self, before: Counter[str], requests: int) -> None:
+    def _log_fast_failures(self, before: Counter[str], requests: int, deadline: float | None) -> None:
         """One warning per batch with the requests the deadline or the open circuit cost."""
         cancelled = self._metrics["deadline_cancelled"] - before["deadline_cancelled"]
         refused = self._metrics["breaker_refused"] - before["breaker_refused"]
@@ -330,7 +333,7 @@ class OpenAIBackend:
                 self._url,
                 cancelled,
                 requests,
-                self.params.openai.batch_timeout_s,
+                deadline,
             )
         if refused:
             logger.warning(
@@ -369,13 +372,18 @@ class OpenAIBackend:
         return out
 
     def generate(
-        self, prompts: Sequence[str], images: Sequence[str | None] | None = None
+        self,
+        prompts: Sequence[str],
+        images: Sequence[str | None] | None = None,
+        batch_timeout_s: float | None = None,
     ) -> list[str | SampleError]:
         """Greedy answers, all requests concurrent.
 
         :param images: one image URL per prompt (``data:image/png;base64,...`` or ``https://...``) or
             ``None``; a prompt with an image is sent as chat content parts (text, ``image_url``) for a
             vision model. Needs ``chat: true``.
+        :param batch_timeout_s: this call's batch deadline (default: ``params.openai.batch_timeout_s``),
+            e.g. what is left of a caller's own deadline.
         """
         if images is not None:
             if len(images) != len(prompts):
@@ -389,7 +397,8 @@ class OpenAIBackend:
                     self._body(prompt, logprobs=False, image=image), lambda d: text_of(d, self.chat)
                 )
                 for prompt, image in zip(prompts, shown, strict=True)
-            ]
+            ],
+            batch_timeout_s,
         )
 
     def metrics(self) -> dict[str, float]:
