@@ -7,8 +7,9 @@ Each argument is ``SETTINGS=FOLDER``; the folder holds ``<method>_seed<k>.metric
 ``metrics.jsonl``) and ``<method>_seed<k>.summary.json`` (its ``summary.json``), as
 ``--collect RUN_ROOT`` writes them from a bench folder's ``runs/<task>/<method>/seed<k>``.
 Columns: the held-out evaluations (every 5 steps; run mean and best leave out step 0), the first
-evaluation with a trivial share >= 0.5, the training batches' outcome and local-signal means over steps
-1-20 and 81-100, and the run's wall time (``summary.json``, evaluations included).
+evaluation with a trivial share >= 0.5, the training batches' outcome and local-signal means over the
+first and last 20 steps (1-20 and 81-100 in a 100-step run), the share of rollouts clipped at the length
+cap over the last 20 steps, and the run's wall time (``summary.json``, evaluations included).
 """
 
 from __future__ import annotations
@@ -23,10 +24,11 @@ from pathlib import Path
 
 HEADER = (
     "| settings | method | seed | run mean spec | best spec | final spec | run mean compile | best compile | "
-    "final compile | final trivial | trivial >= 0.5 from step | train outcome, steps 1-20 -> 81-100 | "
-    "local mean, steps 1-20 -> 81-100 | run min |"
+    "final compile | final trivial | trivial >= 0.5 from step | train outcome, first 20 -> last 20 steps | "
+    "local mean, first 20 -> last 20 steps | clipped, last 20 steps | run min |"
 )
 OUTCOME, LOCAL = "signals/bench.react_spec/mean", "signals/bench.react_sections/mean"
+CLIPPED = "completions/clipped_ratio"
 
 
 def row(settings: str, method: str, seed: int, metrics: list[dict], wall_s: float) -> str:
@@ -38,13 +40,15 @@ def row(settings: str, method: str, seed: int, metrics: list[dict], wall_s: floa
     trivial = [r["eval/sampled/trivial_rate"] for r in ev]
     first = next((r["step"] for r in ev if r["eval/sampled/trivial_rate"] >= 0.5), "-")
     outcome = [r[OUTCOME] for r in tr]
+    clipped = f"{statistics.fmean(r[CLIPPED] for r in tr[-20:]):.2f}" if tr and CLIPPED in tr[-1] else "-"
     local = "(beta 0)"
     if tr and LOCAL in tr[0]:
         local = f"{statistics.fmean(r[LOCAL] for r in tr[:20]):+.3f} -> {statistics.fmean(r[LOCAL] for r in tr[-20:]):+.3f}"
     return (
         f"| {settings} | {method} | {seed} | {statistics.fmean(spec[1:]):.4f} | {max(spec[1:]):.3f} | {spec[-1]:.3f} | "
         f"{statistics.fmean(comp[1:]):.3f} | {max(comp[1:]):.3f} | {comp[-1]:.3f} | {trivial[-1]:.3f} | {first} | "
-        f"{statistics.fmean(outcome[:20]):.3f} -> {statistics.fmean(outcome[-20:]):.3f} | {local} | {wall_s / 60:.0f} |"
+        f"{statistics.fmean(outcome[:20]):.3f} -> {statistics.fmean(outcome[-20:]):.3f} | {local} | {clipped} | "
+        f"{wall_s / 60:.0f} |"
     )
 
 

@@ -31,7 +31,12 @@ def _run(folder: Path, spec: list[float], trivial: list[float], local: bool) -> 
             }
         )
     for step in range(1, 101):
-        train = {"kind": "train", "step": step, "signals/bench.react_spec/mean": 0.2 if step <= 20 else 0.4}
+        train = {
+            "kind": "train",
+            "step": step,
+            "signals/bench.react_spec/mean": 0.2 if step <= 20 else 0.4,
+            "completions/clipped_ratio": 0.5 if step > 90 else 0.0,
+        }
         if local:
             train["signals/bench.react_sections/mean"] = -0.5 if step > 80 else 0.1
         rows.append(train)
@@ -53,7 +58,7 @@ def test_rows_from_collected_runs(tmp_path: Path) -> None:
     assert lines[0] == script.HEADER and len(lines) == 4
     assert lines[2] == (
         "| 6. centred | bot-grpo | 0 | 0.1667 | 0.300 | 0.300 | 0.333 | 0.600 | 0.600 | 0.700 | 10 | "
-        "0.200 -> 0.400 | +0.100 -> -0.500 | 30 |"
+        "0.200 -> 0.400 | +0.100 -> -0.500 | 0.25 | 30 |"
     )
     assert lines[3].startswith("| 6. centred | grpo | 0 | 0.1333 | 0.200 | 0.100 |")
-    assert lines[3].endswith("| 0.100 | - | 0.200 -> 0.400 | (beta 0) | 30 |")
+    assert lines[3].endswith("| 0.100 | - | 0.200 -> 0.400 | (beta 0) | 0.25 | 30 |")
