@@ -1,6 +1,6 @@
-"""The React long level of benchmarks/bench_regimes.yaml at a minimal size, in this process (CI: seconds):
-the bench's own run files for bot-grpo and grpo (planned by the bench, fairness rules applied) train two
-steps on 6-section view pages from a tiny model; each step logs the outcome and the share of trivial
+"""The React long and cold levels of benchmarks/bench_regimes.yaml at a minimal size, in this process (CI:
+seconds): the bench's own run files for bot-grpo and grpo (planned by the bench, fairness rules applied)
+train two steps on 6-section (long) or 4-section (cold, its tail-blame arm) view pages from a tiny model; each step logs the outcome and the share of trivial
 pages, each evaluation the task's spec_rate; the trivial-share plot reads them back; a re-run of the same
 seed reproduces its metrics exactly."""
 
@@ -36,19 +36,24 @@ def _train(run: dict, out: Path) -> list[dict]:
     run["training"].update(TINY, output_dir=str(out))
     run["data"].update(eval_size=2, train_size=8)
     run["model"]["name_or_path"] = "tiny"  # no warm start: a tiny model built from the seed
-    config = parse_config(run, source="react-long (minimal)")
+    config = parse_config(run, source="react level (minimal)")
     run_training(config, progress=False, log=lambda _m: None)
     return [json.loads(line) for line in (out / "metrics.jsonl").read_text().splitlines() if line.strip()]
 
 
 @pytest.mark.timeout(600)
-def test_react_long_level_trains_logs_trivial_share_and_reproduces(tmp_path: Path) -> None:
-    bench = load_bench(BENCH, overrides=["include=[react-long]", "seeds=[0]", "methods=[bot-grpo,grpo]"])
-    jobs = {job.method: job for job in plan(bench, tmp_path / "plan", {"react-long": None})}
+@pytest.mark.parametrize(
+    ("task", "error_rate", "sections"), [("react-long", 0.3, 6), ("react-cold-tail", 0.75, 4)]
+)
+def test_react_level_trains_logs_trivial_share_and_reproduces(
+    tmp_path: Path, task: str, error_rate: float, sections: int
+) -> None:
+    bench = load_bench(BENCH, overrides=[f"include=[{task}]", "seeds=[0]", "methods=[bot-grpo,grpo]"])
+    jobs = {job.method: job for job in plan(bench, tmp_path / "plan", {task: None})}
     assert jobs["bot-grpo"].run["data"]["task_params"] == {
         "grammar": "spec",
-        "error_rate": 0.3,
-        "sections": [6, 6],
+        "error_rate": error_rate,
+        "sections": [sections, sections],
     }
     # fairness: grpo sees the global signals only (the outcome and the logged trivial share)
     assert [s["name"] for s in jobs["grpo"].run["rewards"]["signals"]] == [
@@ -66,11 +71,11 @@ def test_react_long_level_trains_logs_trivial_share_and_reproduces(tmp_path: Pat
         assert {"eval/sampled/spec_rate", "eval/sampled/trivial_rate"} <= set(evals[-1]), method
 
     run_rows = [
-        {"task": "react-long", "method": m, "group": "grid", "status": "ok", "run_dir": str(tmp_path / m)}
+        {"task": task, "method": m, "group": "grid", "status": "ok", "run_dir": str(tmp_path / m)}
         for m in rows
     ]
     plots = plot_trivial_share(run_rows, tmp_path)
-    assert (tmp_path / plots["trivial_react-long"]).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert (tmp_path / plots[f"trivial_{task}"]).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
     # deterministic: the same seed's run again gives the same log, number for number
     again = _train(jobs["grpo"].run, tmp_path / "again")
