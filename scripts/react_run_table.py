@@ -41,7 +41,9 @@ def row(settings: str, method: str, seed: int, metrics: list[dict], wall_s: floa
     first = next((r["step"] for r in ev if r["eval/sampled/trivial_rate"] >= 0.5), "-")
     outcome = [r[OUTCOME] for r in tr]
     clipped = f"{statistics.fmean(r[CLIPPED] for r in tr[-20:]):.2f}" if tr and CLIPPED in tr[-1] else "-"
-    local = "(beta 0)"
+    others = [k for k in (tr[0] if tr else {}) if k.endswith("/mean") and k.startswith("signals/")]
+    others = [k for k in others if k not in (OUTCOME, LOCAL, "signals/bench.react_trivial/mean")]
+    local = "(other signals)" if others else "(beta 0)"
     if tr and LOCAL in tr[0]:
         local = f"{statistics.fmean(r[LOCAL] for r in tr[:20]):+.3f} -> {statistics.fmean(r[LOCAL] for r in tr[-20:]):+.3f}"
     return (
