@@ -125,8 +125,8 @@ def combined_regimes(results_dirs: Sequence[Path], doc: Path, out_jsonl: Path) -
         if not settings and meta_path.is_file():
             settings = json.loads(meta_path.read_text(encoding="utf-8")).get("regimes") or {}
         for name in dict.fromkeys(r.get("bench_task") for r in folder):
-            if name and (results_dir / f"curves_{name}.png").is_file():
-                curves[name] = f"{doc.stem}/{results_dir.name}/curves_{name}.png"
+            if name and (results_dir / f"curves_{name}.png").is_file():  # the first folder with the level
+                curves.setdefault(name, f"{doc.stem}/{results_dir.name}/curves_{name}.png")
     write_regimes_jsonl(records, out_jsonl)
     defaults = BenchFile.model_fields
     profile = speedup_profile(

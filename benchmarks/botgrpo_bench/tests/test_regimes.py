@@ -5,6 +5,7 @@ the section, the plot, and its wiring into write_report and the docs page."""
 from __future__ import annotations
 
 import json
+import shutil
 import typing
 from pathlib import Path
 from typing import Any
@@ -376,5 +377,14 @@ def test_write_report_and_docs_page(tmp_path: Path) -> None:
     assert "](results/regimes_speedup.png)" in text and "](results/regimes/curves_math-short.png)" in text
     assert "| react | long |" in text and (doc.parent / "results" / "regimes_speedup.png").is_file()
     assert text.count("Regimes: speed-up by reasoning length") == 1  # the folders' own copies are left out
+    # a later folder with more methods of the same level (an ablation command) keeps the first one's curve
+    arm = tmp_path / "regimes-arm"
+    arm.mkdir()
+    write_regimes_jsonl([_rec("dapo", 0, _c(0.4, 0.5))], arm / "regimes.jsonl")
+    (arm / "summary.md").write_text("# Bench `regimes-arm`\n")
+    shutil.copy(out / "curves_math-short.png", arm / "curves_math-short.png")
+    assert main([*args, str(out), str(react), str(arm)]) == 0
+    text = doc.read_text()
+    assert "](results/regimes/curves_math-short.png)" in text and "regimes-arm/curves_math-short" not in text
     with pytest.raises(SystemExit):
         main([*args, str(react / "none")])
