@@ -34,6 +34,7 @@ from botgrpo_core.engine.batches import _concat, _pad_right, _prompt_text, _sele
 from botgrpo_core.engine.dominance import OutcomeDominance
 from botgrpo_core.engine.signal_health import SignalHealth
 from botgrpo_core.engine.trl_algorithm import check_trl_args, preset_from_trl_args
+from botgrpo_core.engine.trl_args import default_grpo_config, with_mixture_weight
 from botgrpo_core.engine.trl_fields import check_grpo_config
 from botgrpo_core.estimators.gathered import gathered_advantages, group_keep
 from botgrpo_core.estimators.moments import rollout_moments
@@ -110,7 +111,7 @@ class BoTGRPOTrainer(GRPOTrainer):
             raise ValueError(
                 "BoTGRPOTrainer needs reward_funcs=[...] (TRL's), a mixture=RewardMixture(...), or both"
             )
-        args = args if args is not None else _default_args(model)
+        args = args if args is not None else default_grpo_config(model)
         check_grpo_config(args)
         if preset is None:
             preset = preset_from_trl_args(args)
@@ -139,7 +140,7 @@ class BoTGRPOTrainer(GRPOTrainer):
         super().__init__(
             model,
             [*funcs, self._make_reward_fn()],
-            _with_mixture_weight(args, len(funcs)),
+            with_mixture_weight(args, len(funcs)),
             train_dataset,
             eval_dataset,
             processing_class,
@@ -431,36 +432,3 @@ class BoTGRPOTrainer(GRPOTrainer):
         dataset = self.train_dataset
         rows = [dataset[rng.randrange(len(dataset))] for _ in range(num_prompts)]
         return [dict(row) for row in rows for _ in range(self.num_generations)]
-
-
-def _default_args(model: Any) -> GRPOConfig:
-    """The ``GRPOConfig`` ``GRPOTrainer`` makes when ``args`` is not given (``output_dir``: ``<model>-GRPO``),
-    with ``bf16`` off where the machine has no bf16 device (TRL's default, ``bf16=True``, raises there)."""
-    from trl.trainer.utils import get_config_model_id
-
-    name = model if isinstance(model, str) else get_config_model_id(model.config)
-    output_dir = f"{(name or 'model').split('/')[-1]}-GRPO"
-    try:
-        return GRPOConfig(output_dir)
-    except ValueError as exc:
-        if "bf16" not in str(exc):
-            raise
-        return GRPOConfig(output_dir, bf16=False)
-
-
-def _with_mixture_weight(args: GRPOConfig, reward_funcs: int) -> GRPOConfig:
-    """``args`` with weight 1 for botgrpo's own reward column after the ``reward_funcs`` TRL ones (a copy
-    when ``reward_weights`` is set; TRL's own logged ``reward`` is then their sum)."""
-    import copy
-
-    weights = args.reward_weights
-    if weights is None:
-        return args
-    if len(weights) != reward_funcs:
-        raise ValueError(
-            f"GRPOConfig.reward_weights has {len(weights)} weights for {reward_funcs} reward_funcs; give one "
-            "per reward function (botgrpo's mixture adds its own column with weight 1)"
-        )
-    args = copy.copy(args)
-    args.reward_weights = [*weights, 1.0]
-    return args

@@ -1,4 +1,5 @@
-"""``trl.GRPOConfig`` for a run: the preset's loss settings, batch arithmetic, distributed set-up."""
+"""``trl.GRPOConfig`` for a run: the preset's loss settings, batch arithmetic, distributed set-up; and for
+``BoTGRPOTrainer`` built from a TRL script: TRL's default config, and the weight of botgrpo's reward column."""
 
 from __future__ import annotations
 
@@ -232,3 +233,37 @@ def quiet_library_deprecations() -> Iterator[None]:
             yield
     finally:
         hf_logging.set_verbosity(verbosity)
+
+
+def default_grpo_config(model: Any) -> Any:
+    """The ``GRPOConfig`` ``GRPOTrainer`` makes when ``args`` is not given (``output_dir``: ``<model>-GRPO``),
+    with ``bf16`` off where the machine has no bf16 device (TRL's default, ``bf16=True``, raises there)."""
+    from trl import GRPOConfig
+    from trl.trainer.utils import get_config_model_id
+
+    name = model if isinstance(model, str) else get_config_model_id(model.config)
+    output_dir = f"{(name or 'model').split('/')[-1]}-GRPO"
+    try:
+        return GRPOConfig(output_dir)
+    except ValueError as exc:
+        if "bf16" not in str(exc):
+            raise
+        return GRPOConfig(output_dir, bf16=False)
+
+
+def with_mixture_weight(args: Any, reward_funcs: int) -> Any:
+    """``args`` with weight 1 for botgrpo's own reward column after the ``reward_funcs`` TRL ones (a copy
+    when ``reward_weights`` is set; TRL's own logged ``reward`` is then their sum)."""
+    import copy
+
+    weights = args.reward_weights
+    if weights is None:
+        return args
+    if len(weights) != reward_funcs:
+        raise ValueError(
+            f"GRPOConfig.reward_weights has {len(weights)} weights for {reward_funcs} reward_funcs; give one "
+            "per reward function (botgrpo's mixture adds its own column with weight 1)"
+        )
+    args = copy.copy(args)
+    args.reward_weights = [*weights, 1.0]
+    return args
