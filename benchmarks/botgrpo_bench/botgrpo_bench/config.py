@@ -24,6 +24,12 @@ from botgrpo_core.engine.warm_start import WarmStartSpec
 EXAMPLE = "benchmarks/bench_full.yaml"
 
 
+#: run-file keys the bench sets itself for each run (:func:`botgrpo_bench.plan.derive_run`)
+BENCH_SET_KEYS = frozenset(
+    {"model.name_or_path", "training.seed", "training.output_dir", "training.num_threads"}
+)
+
+
 class BenchError(ConfigError):
     """A bench file problem; the message names the key path and the fix."""
 
@@ -55,12 +61,35 @@ class TaskBench(_Strict):
     level: Literal["short", "medium", "long"] | None = Field(
         None, description="regime benches: the reasoning length of this task within its domain"
     )
+    method_overrides: dict[str, dict[str, Any]] = Field(
+        default_factory=dict,
+        description="per-method run-file changes, method -> {dotted key: value} (e.g. grpo: "
+        "{training.learning_rate: 4.0e-4}): a level whose methods each run at their own tuned settings; "
+        "every other key is the task's, for every method",
+    )
 
     @model_validator(mode="after")
     def _domain_with_level(self) -> TaskBench:
         if (self.domain is None) != (self.level is None):
             raise ValueError("set both domain and level (a regime level) or neither")
         return self
+
+    @field_validator("method_overrides")
+    @classmethod
+    def _known_override_methods(cls, overrides: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+        for method, changes in overrides.items():
+            check_method(method, f"method_overrides.{method}")
+            for key in changes:
+                if key.split(".")[0].split("[")[0] == "algorithm":
+                    raise ValueError(
+                        f"method_overrides.{method}: {key!r} sets the algorithm; write it as a method "
+                        f"variant instead ('{method}:key=value' in methods)"
+                    )
+                if key in BENCH_SET_KEYS:
+                    raise ValueError(
+                        f"method_overrides.{method}: {key!r} is set by the bench for every run; remove it"
+                    )
+        return overrides
 
     @field_validator("run")
     @classmethod

@@ -6,7 +6,9 @@ Fairness rules applied when a run file is derived from a task (:func:`derive_run
   (``beta = 0``, local signals removed): that is all those methods can use;
 - process presets (``bot-grpo``, ``process``, ``pure``, ``token-pool``) see the same mixture, local
   signals included;
-- everything else (model, data, steps, batch, learning rate, seed, evaluation) is identical.
+- everything else (model, data, steps, batch, learning rate, seed, evaluation) is identical, except the
+  keys a task's ``method_overrides`` gives one method (a level whose methods run at their own tuned
+  settings, e.g. each method's learning rate from a sweep; the report's records carry them).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from botgrpo_bench.config import BenchError, BenchFile, TaskBench, method_folder, parse_method
+from botgrpo_core.config.loading import set_key
 
 
 @dataclass
@@ -81,10 +84,13 @@ def derive_run(
     alpha: float | None = None,
     beta: float | None = None,
 ) -> dict[str, Any]:
-    """The run file of one (task, method, seed): the task's section with the fairness rules applied."""
+    """The run file of one (task, method, seed): the task's section with its ``method_overrides`` for this
+    method, then the fairness rules applied."""
     from botgrpo_core.config.presets import PRESETS
 
     run = copy.deepcopy(task.run)
+    for key, value in task.method_overrides.get(method, {}).items():
+        set_key(run, key, copy.deepcopy(value), where=f"method_overrides.{method}: {key!r}")
     run.setdefault("model", {})
     if warm_path is not None:
         run["model"]["name_or_path"] = str(warm_path)

@@ -97,7 +97,8 @@ def regime_records(
     ``steps`` (the run's length), ``eval_every``, ``steps_to_target`` (None when not reached), ``run_mean``,
     ``initial`` (the step-0 evaluation, None without one), ``final``, ``curve`` ([[step, success], ...]),
     ``step_time_s`` (median over the run's steps, else its mean), ``no_spread_frac`` (groups whose
-    rollouts share one outcome), ``task_params``, and with ``warm`` (task -> ``warm_start.json``)
+    rollouts share one outcome), ``task_params``, ``overrides`` (the task's ``method_overrides`` of this
+    method, only when it has any), and with ``warm`` (task -> ``warm_start.json``)
     ``warm_success`` and ``rule_target`` (:func:`target_rule_check`); ``started_at`` (the run's start,
     None when unknown) and, with ``bench_file`` (the file ``bench`` was loaded from), the target's commit
     (:func:`botgrpo_bench.target_provenance.target_provenance`).
@@ -135,6 +136,8 @@ def regime_records(
             "no_spread_frac": row.get("outcome_zero_spread_frac"),
             "task_params": task.run.get("data", {}).get("task_params") or {},
         }
+        if task.method_overrides.get(row["method"]):  # this method's own settings at this level
+            record["overrides"] = dict(task.method_overrides[row["method"]])
         if row["task"] in rule:
             record["warm_success"] = rule[row["task"]]["warm_success"]
             record["rule_target"] = rule[row["task"]]["rule_target"]

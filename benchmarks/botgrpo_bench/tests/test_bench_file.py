@@ -88,6 +88,45 @@ def test_method_variants_carry_algorithm_overrides(tmp_path: Path) -> None:
         load_bench(BENCH, overrides=["methods=['grpo:agregation=token']"])
 
 
+def test_method_overrides_change_only_their_method(tmp_path: Path) -> None:
+    bench = load_bench(
+        BENCH,
+        overrides=[
+            "include=[react]",
+            "methods=[bot-grpo, grpo]",
+            "tasks.react.method_overrides={grpo: {training.learning_rate: 4.0e-4}}",
+        ],
+    )
+    task = bench.tasks["react"]
+    runs = {j.method: j.run for j in plan(bench, tmp_path, {}) if j.seed == 0}
+    assert runs["grpo"]["training"]["learning_rate"] == 4.0e-4
+    assert runs["bot-grpo"]["training"]["learning_rate"] == task.run["training"]["learning_rate"] != 4.0e-4
+    assert task.run["training"]["learning_rate"] != 4.0e-4  # the task's own section is not touched
+    # apart from the override (and the fairness rules' algorithm and mixture), the two runs are the same
+    for method in runs:
+        runs[method]["training"].pop("learning_rate")
+        runs[method]["training"].pop("output_dir")
+    assert runs["grpo"]["training"] == runs["bot-grpo"]["training"]
+    assert (
+        runs["grpo"]["data"] == runs["bot-grpo"]["data"]
+        and runs["grpo"]["model"] == runs["bot-grpo"]["model"]
+    )
+
+
+@pytest.mark.parametrize(
+    ("overrides", "message"),
+    [
+        ("{gpro: {training.learning_rate: 1.0e-4}}", "unknown preset 'gpro'"),
+        ("{grpo: {algorithm.kl_coef: 0.1}}", "write it as a method variant"),
+        ("{grpo: {training.seed: 3}}", "is set by the bench for every run"),
+    ],
+)
+def test_method_overrides_errors_name_the_key_and_the_fix(overrides: str, message: str) -> None:
+    with pytest.raises(BenchError, match="method_overrides") as info:
+        load_bench(BENCH, overrides=[f"tasks.react.method_overrides={overrides}"])
+    assert message in str(info.value)
+
+
 def test_plan_pairs_runs_and_marks_outcome_dominance(tmp_path: Path) -> None:
     bench = load_bench(BENCH)
     jobs = plan(bench, tmp_path, {})

@@ -275,6 +275,9 @@ def test_records_from_run_rows_and_target_rule() -> None:
     assert check["math-short"]["matches"] is True
     assert check["math-long"] == {"warm_success": 0.2, "rule_target": 0.45, "target": 0.5, "matches": False}
     assert "plain" not in check
+    assert "overrides" not in short  # only a method with its own settings carries them
+    bench.tasks["math-short"].method_overrides = {"grpo": {"training.learning_rate": 4.0e-4}}
+    assert regime_records(bench, rows, warm)[0]["overrides"] == {"training.learning_rate": 4.0e-4}
     assert TargetRule(gap_fraction=0.3, round_to=0.05).target(0.435) == 0.6
     assert metric_key("greedy/compile_rate") == "compile_rate" and metric_key("m") == "m"
     profile = speedup_profile(recs, [0.5])
