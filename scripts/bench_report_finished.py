@@ -10,6 +10,10 @@ describe and writes the report over them; a run not finished is left out and lis
 
 Finished means ``bench_result.json`` with status ok and the fingerprint of the run file the bench file
 gives today (:func:`botgrpo_bench.execute.saved_result`), the bench's own reuse rule.
+
+Like ``botgrpo bench``, it refuses (exit code 2, before any warm start) an ``--output`` folder whose report
+it would shrink: one holding another bench's report, or runs an earlier command recorded there that these
+``--set`` overrides leave out (:func:`botgrpo_bench.bench.check_output_record`, the bench's own guard).
 """
 
 from __future__ import annotations
@@ -29,14 +33,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="as botgrpo bench")
     args = parser.parse_args(argv)
 
-    from botgrpo_bench.bench import invocation_history, machine_note, signal_quality_all
-    from botgrpo_bench.config import load_bench
+    from botgrpo_bench.bench import check_output_record, invocation_history, machine_note, signal_quality_all
+    from botgrpo_bench.config import BenchError, load_bench
     from botgrpo_bench.execute import saved_result
     from botgrpo_bench.plan import plan
     from botgrpo_bench.report import write_report
     from botgrpo_bench.warm import warm_starts
 
     bench = load_bench(args.bench_file, quick=args.quick, overrides=args.set)
+    try:  # the report rewritten here must keep every run an earlier command recorded in this folder
+        check_output_record(bench, args.output)
+    except BenchError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     warm = warm_starts(bench, print)  # cached: no training when the warm starts exist
     jobs = plan(bench, args.output, warm)
     found = [(job, saved_result(job)) for job in jobs]

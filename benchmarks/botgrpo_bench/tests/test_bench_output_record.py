@@ -1,6 +1,7 @@
 """A results folder's report is never shrunk by another command: ``botgrpo bench --output DIR`` refuses,
 before any warm start or training, a plan that leaves out runs DIR's record (``runs.jsonl``) holds, or a
-record of another bench (``meta.json``); the same plan (a resume) or a wider one goes on.
+record of another bench (``meta.json``); the same plan (a resume) or a wider one goes on. So does
+``scripts/bench_report_finished.py``, which rewrites the report from the finished runs.
 
 The record is written by the bench's own writer (:func:`~botgrpo_bench.report.write_report`) from a real
 plan, without training anything, so these checks take seconds.
@@ -8,6 +9,8 @@ plan, without training anything, so these checks take seconds.
 
 from __future__ import annotations
 
+import importlib.util
+import json
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -17,8 +20,10 @@ import pytest
 from test_bench_e2e import BENCH, ROOT  # bench_full.yaml (tests/ is on sys.path)
 
 import botgrpo_bench.bench as bench_module
+import botgrpo_bench.warm as warm_module
 from botgrpo_bench.bench import check_output_record, run_bench
 from botgrpo_bench.config import BenchError, BenchFile, load_bench
+from botgrpo_bench.execute import RESULT_FILE
 from botgrpo_bench.plan import plan
 from botgrpo_bench.report import write_report
 
@@ -156,3 +161,56 @@ def test_the_command_line_refuses_with_exit_code_2_and_writes_nothing(tmp_path: 
         "math/bot-grpo/seed1, math/grpo/seed1" in proc.stderr and "Use another --output folder" in proc.stderr
     )
     assert _files(out) == before and not (out / "runs").exists() and not cache.exists()
+
+
+# scripts/bench_report_finished.py rewrites a folder's report from its finished runs (it starts none): the
+# same guard applies, so it cannot drop runs an earlier command recorded there either.
+REPORT_FINISHED = ROOT / "scripts" / "bench_report_finished.py"
+
+
+def test_the_report_of_finished_runs_refuses_a_plan_that_drops_recorded_runs(tmp_path: Path) -> None:
+    out = tmp_path / "results"
+    _record(out)
+    before = _files(out)
+    cache = tmp_path / "cache"
+    cmd = [sys.executable, str(REPORT_FINISHED), str(BENCH), "--output", str(out)]
+    for s in ["include=[math]", "seeds=[0]", "methods=[bot-grpo, grpo]", f"cache_dir={cache}"]:
+        cmd += ["--set", s]
+    proc = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, timeout=300, check=False)
+    assert proc.returncode == 2, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert proc.stderr.startswith(f"error: --output {out} holds a bench report of 16 run(s)")
+    assert "leaves out 2 of them: math/bot-grpo/seed1, math/grpo/seed1." in proc.stderr
+    assert "Use another --output folder, or include those" in proc.stderr
+    assert ' (--set "seeds=[0, 1]");' in proc.stderr
+    assert _files(out) == before and not (out / "runs").exists() and not cache.exists()  # nothing written
+
+
+@pytest.mark.parametrize(
+    "sets",
+    [RECORDED, ["include=[math]", "seeds=[0, 1, 2]", "methods=[bot-grpo, grpo]"]],  # the same, a wider plan
+)
+def test_the_report_of_finished_runs_goes_on_when_every_recorded_run_is_included(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], sets: list[str]
+) -> None:
+    out = tmp_path / "results"
+    _record(out)
+    bench = _bench(sets)
+    # two of the plan's runs finished (their saved results, the bench's reuse rule); no warm start trained
+    finished = [job for job in plan(bench, out, {}) if job.group == "grid" and job.seed == 0]
+    for job in finished:
+        job.run_dir.mkdir(parents=True, exist_ok=True)
+        result = {"status": "ok", "fingerprint": job.fingerprint, "wall_s": 1.0}
+        (job.run_dir / RESULT_FILE).write_text(json.dumps(result), encoding="utf-8")
+    monkeypatch.setattr(warm_module, "warm_starts", lambda bench, log: {})
+    spec = importlib.util.spec_from_file_location("bench_report_finished", REPORT_FINISHED)
+    assert spec is not None and spec.loader is not None
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+
+    argv = [str(BENCH), "--output", str(out)]
+    for s in [*sets, "signal_quality_samples=0"]:
+        argv += ["--set", s]
+    assert script.main(argv) == 0, capsys.readouterr().err
+    runs = [json.loads(line) for line in (out / "runs.jsonl").read_text().splitlines() if line.strip()]
+    assert {(r["task"], r["method"], r["seed"]) for r in runs} == {(j.task, j.method, 0) for j in finished}
+    assert "not finished, left out: math/grpo/seed1" in capsys.readouterr().out
