@@ -4,7 +4,8 @@ tree-sitter's own deadline (a progress callback) stops a slow parse, but a C-lev
 runaway allocation can only be stopped from outside, so by default the work goes to a
 :class:`botgrpo_core.rewards.pool.WorkerPool` (per-task timeout, SIGKILL and replace, ``RLIMIT_AS``).
 All ``jsx.*`` scorers of one process share one pool per (workers, memory) setting. A batch as a whole
-has a deadline too (``batch_timeout_s``), in the pool and inline. Inside a worker
+has a deadline too (``batch_timeout_s``), in the pool and inline (and ``jsx.compiles``' esbuild
+checks, in the Node worker, use it too, with the same error: :func:`batch_late`). Inside a worker
 process (e.g. when the core already runs the signal in its own pool) ``workers: auto`` runs inline
 rather than nesting pools.
 """
@@ -97,17 +98,23 @@ def run_tasks(tasks: Sequence[Task], params: CommonParams) -> list[Any]:
     )
 
 
+def batch_late(batch_timeout_s: float, what: str, params: str = "jsx") -> SampleError:
+    """The ``timeout`` error of an item that a jsx batch deadline cut: it begins with
+    :data:`~botgrpo_core.rewards.pool.BATCH_DEADLINE` (so
+    :func:`~botgrpo_core.rewards.pool.past_batch_deadline` knows it) and names the key, ``params``
+    saying whose (``jsx``: the shared static-signal params; ``jsx.compiles``), ``what`` when it was cut."""
+    return SampleError(
+        f"{BATCH_DEADLINE} (batch_timeout_s={batch_timeout_s:g}, {params} params) {what}", reason="timeout"
+    )
+
+
 def _run_inline(tasks: Sequence[Task], batch_timeout_s: float) -> list[Any]:
     """Run tasks in this process until the batch deadline; the tasks not started by then time out."""
     end = time.monotonic() + batch_timeout_s
     results: list[Any] = []
     for task in tasks:
         if time.monotonic() >= end:
-            late = SampleError(
-                f"{BATCH_DEADLINE} (batch_timeout_s={batch_timeout_s:g}, jsx params) before this item "
-                "started (in-process: workers 0)",
-                reason="timeout",
-            )
+            late = batch_late(batch_timeout_s, "before this item started (in-process: workers 0)")
             return results + [late] * (len(tasks) - len(results))
         try:
             results.append(run_task(task))

@@ -8,6 +8,10 @@ others that were in flight are sent again once. When the process dies (including
 service child dies: the worker then exits, see ``worker.js``), it is restarted and the requests in
 flight are sent again, one at a time; one that kills it twice is answered with a ``crash``. Pipes are non-blocking and multiplexed with
 ``selectors``, so a worker stuck in a synchronous type check can never block the trainer on a write.
+
+A call can also have a deadline as a whole (``end``, the caller's batch deadline): the requests without
+a reply by then, in flight or not yet sent, are answered with the caller's ``late`` error, and a process
+still working on some is killed (its pipes may hold half a request); the next call starts a new one.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from botgrpo_core.rewards.pool import BATCH_DEADLINE
 from botgrpo_core.signals import SampleError
 from botgrpo_jsx.nodeenv import WORKER_SCRIPT
 
@@ -65,13 +70,16 @@ class NodeWorker:
         self.warm_up = warm_up
         self.warm_up_s = warm_up_s
         self.restarts = 0
+        #: processes killed because a call's deadline (``end``) passed with requests in flight
+        self.deadline_kills = 0
         self._proc: subprocess.Popen[bytes] | None = None
         self._stderr: Any = None
         self._next_id = 0
         self._lock = threading.Lock()
 
     # -- process lifecycle ------------------------------------------------------------------
-    def _start(self) -> subprocess.Popen[bytes]:
+    def _start(self, end: float | None = None) -> subprocess.Popen[bytes] | None:
+        """A new process, warmed up; ``None`` when the call's deadline ``end`` cut the warm-up."""
         if self._stderr is not None:
             self._stderr.close()
         # Node's stderr goes to a file (never a pipe we might not drain); its tail explains crashes.
@@ -90,27 +98,33 @@ class NodeWorker:
             raise NodeWorkerError(f"could not start {self.node}: {exc}") from exc
         assert proc.stdin is not None and proc.stdout is not None
         self._proc = proc
-        if self.warm_up is not None:
-            self._warm(proc)
+        if self.warm_up is not None and not self._warm(proc, end):
+            return None
         for pipe in (proc.stdin, proc.stdout):
             os.set_blocking(pipe.fileno(), False)
             _widen(pipe.fileno())
         return proc
 
-    def _warm(self, proc: subprocess.Popen[bytes]) -> None:
-        """Run the warm-up request on a fresh process (blocking, bounded by ``warm_up_s``)."""
+    def _warm(self, proc: subprocess.Popen[bytes], end: float | None = None) -> bool:
+        """Run the warm-up request on a fresh process (blocking, bounded by ``warm_up_s`` and by the
+        call's deadline ``end``); ``False`` (the process killed) when ``end`` cut it."""
         assert proc.stdin is not None and proc.stdout is not None
         proc.stdin.write(json.dumps(dict(self.warm_up or {}, id=-1)).encode() + b"\n")
         proc.stdin.flush()
-        deadline = time.monotonic() + self.warm_up_s
+        limit = time.monotonic() + self.warm_up_s
+        deadline = limit if end is None else min(limit, end)
+        died = False
         with selectors.DefaultSelector() as sel:
             sel.register(proc.stdout, selectors.EVENT_READ)
             while time.monotonic() < deadline:
                 if sel.select(max(0.0, deadline - time.monotonic())):
                     if proc.stdout.readline():
-                        return
-                    break  # EOF: the process died
+                        return True
+                    died = True  # EOF: the process died
+                    break
         self._kill()
+        if not died and deadline < limit:
+            return False  # the caller's deadline, not the warm-up's own limit
         raise NodeWorkerError(f"the Node worker failed its warm-up request: {self.stderr_tail()[-500:]}")
 
     def stderr_tail(self) -> str:
@@ -137,6 +151,14 @@ class NodeWorker:
         with contextlib.suppress(subprocess.TimeoutExpired):  # SIGKILL is not ignorable
             proc.wait(timeout=5)
 
+    def ensure_started(self) -> None:
+        """Start the process (and warm it up) now unless it is running: a first start, or a new one after
+        a kill, so that a caller can start its batch's clock after it."""
+        with self._lock:
+            if self._proc is None or self._proc.poll() is not None:
+                self._kill()  # a dead one's pipes, and what is left of its process group
+                self._start()
+
     def close(self) -> None:
         """Stop the process (idempotent)."""
         with self._lock:
@@ -157,14 +179,39 @@ class NodeWorker:
 
     # -- requests -----------------------------------------------------------------------------
     def request(
-        self, requests: Sequence[dict[str, Any]], timeout_s: float | None = None, window: int | None = None
+        self,
+        requests: Sequence[dict[str, Any]],
+        timeout_s: float | None = None,
+        window: int | None = None,
+        end: float | None = None,
+        late: SampleError | None = None,
     ) -> list[Any]:
-        """Send requests and return one reply dict (or :class:`SampleError`) per request, in order."""
+        """Send requests and return one reply dict (or :class:`SampleError`) per request, in order.
+
+        :param end: this call's deadline as a whole (a :func:`time.monotonic` value; ``None``: none).
+            The requests without a reply by then are answered with ``late`` (default: a ``timeout``
+            error beginning with :data:`~botgrpo_core.rewards.pool.BATCH_DEADLINE`); a process still
+            working on some is killed, and the next call starts a new one. A call made past ``end``
+            sends nothing.
+        """
         with self._lock:
             timeout = self.timeout_s if timeout_s is None else timeout_s
-            return self._run(list(requests), timeout, self.window if window is None else max(1, window))
+            if late is None:
+                late = SampleError(f"{BATCH_DEADLINE} before this request was answered", reason="timeout")
+            return self._run(
+                list(requests), timeout, self.window if window is None else max(1, window), end, late
+            )
 
-    def _run(self, requests: list[dict[str, Any]], timeout: float, window: int) -> list[Any]:
+    def _run(
+        self,
+        requests: list[dict[str, Any]],
+        timeout: float,
+        window: int,
+        end: float | None,
+        late: SampleError,
+    ) -> list[Any]:
+        if end is not None and requests and time.monotonic() >= end:
+            return [late] * len(requests)
         results: list[Any] = [None] * len(requests)
         attempts = [0] * len(requests)
         pending = deque(range(len(requests)))
@@ -172,7 +219,9 @@ class NodeWorker:
         inflight: dict[int, tuple[int, float]] = {}  # request id -> (index, deadline)
         out = bytearray()
         inbuf = bytearray()
-        proc = self._proc if self._proc is not None and self._proc.poll() is None else self._start()
+        proc: subprocess.Popen[bytes] | None = (
+            self._proc if self._proc is not None and self._proc.poll() is None else self._start(end)
+        )
 
         def restart(reason: str, overdue: set[int]) -> None:
             nonlocal proc, out, inbuf
@@ -190,9 +239,18 @@ class NodeWorker:
                     pending.appendleft(index)
             inflight.clear()
             out, inbuf = bytearray(), bytearray()
-            proc = self._start()
+            proc = self._start(end)  # None: the deadline cut its warm-up (the loop then stops)
 
         while pending or inflight:
+            if proc is None or (end is not None and time.monotonic() >= end):
+                # The call's deadline: what has no reply is late; a process with work in flight (or half
+                # a request in its pipe) is killed, so the next call gets a fresh one, not stale replies.
+                if inflight or out:
+                    self._kill()
+                    self.deadline_kills += 1
+                for index in [i for i, _ in inflight.values()] + list(pending):
+                    results[index] = late
+                return results
             # After a death, the requests that were in flight go again one at a time, so that the
             # one that kills the process is the only one answered with a crash.
             retrying = any(attempts[i] for i, _ in inflight.values()) or bool(
@@ -212,7 +270,8 @@ class NodeWorker:
                 sel.register(proc.stdout, selectors.EVENT_READ)
                 if out:
                     sel.register(proc.stdin, selectors.EVENT_WRITE)
-                wait = max(0.0, min(d for _, d in inflight.values()) - time.monotonic()) if inflight else 0.0
+                deadlines = [d for _, d in inflight.values()] + ([end] if end is not None else [])
+                wait = max(0.0, min(deadlines) - time.monotonic()) if inflight else 0.0
                 events = sel.select(wait)
             died = False
             for _key, mask in events:

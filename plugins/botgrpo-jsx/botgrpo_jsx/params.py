@@ -38,9 +38,11 @@ class CommonParams(_Params):
     memory_mb: int = Field(1024, gt=0, description="address-space headroom per worker process")
     batch_timeout_s: BatchTimeout = Field(
         60.0,
-        description="deadline of one batch's samples as a whole (tree-sitter and esprima work; renders): "
-        "samples still running then are killed and those not started are skipped; both time out, so slow "
-        "samples cost at most this per batch, not timeout_s x samples / workers (or / parallel)",
+        description="deadline of one batch's samples as a whole (tree-sitter and esprima work; jsx.compiles' "
+        "esbuild and TypeScript checks in the Node worker, whose clock starts once it is up; renders): "
+        "samples still running then are killed (a busy Node worker with them, restarted for the next batch) "
+        "and those not started are skipped; both time out, so slow samples cost at most this per batch, "
+        "not timeout_s x samples / workers (or / parallel)",
     )
 
 

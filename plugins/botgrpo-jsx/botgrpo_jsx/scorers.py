@@ -3,21 +3,24 @@
 
 Each is built once per run from validated params and scores whole batches: tree-sitter work goes
 through :mod:`botgrpo_jsx.execution` (a killable worker pool by default), esbuild/TypeScript work
-through one persistent :class:`~botgrpo_jsx.node.NodeWorker`.
+through one persistent :class:`~botgrpo_jsx.node.NodeWorker`. Either way a batch ends by its
+``batch_timeout_s``: the samples not scored by then are ``timeout`` errors naming the key.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
+from botgrpo_core.rewards.pool import past_batch_deadline
 from botgrpo_core.signals import Sample, SampleError, Span
 from botgrpo_jsx import nodeenv
 from botgrpo_jsx.bounds import nested_deeper_than
-from botgrpo_jsx.execution import Task, run_tasks
+from botgrpo_jsx.execution import Task, batch_late, run_tasks
 from botgrpo_jsx.extract import TS_LANGUAGES, CodeView, extract_cached
 from botgrpo_jsx.params import CompilesParams, RulesParams, SyntaxParams, UnitsParams
 
@@ -35,6 +38,9 @@ COMPILE_BATCH = 64
 
 #: Allowance for the Node worker's first TypeScript check (it loads and binds the lib files).
 WARM_UP_S = 120.0
+
+#: A batch deadline: its :func:`time.monotonic` end, and the error of the samples it cuts.
+Deadline = tuple[float, SampleError]
 
 
 def _row_bits(sample: Sample, field: str) -> dict[str, Any]:
@@ -86,6 +92,14 @@ class CompilesScorer:
 
     Without Node or the pinned packages, ``backend: auto`` falls back to tree-sitter syntax validity,
     logs why once, and reports it in :meth:`metrics` (``jsx.compiles/fallback`` = 1).
+
+    A batch has a deadline, ``params.batch_timeout_s``, on every backend. On esbuild its clock starts
+    once the Node worker is up (its first start, strict mode's warm-up and a start after a kill are not
+    the batch's, as the pool's start is not for the static signals); the esbuild builds, their
+    retries and the TypeScript checks of a batch then all end by it. The samples without a verdict by
+    then are ``timeout`` errors naming the key (:func:`~botgrpo_jsx.execution.batch_late`; counted
+    in ``jsx.compiles/batch_deadline``), the others keep theirs, and a Node process still busy is
+    killed, so the next batch starts on a fresh one.
     """
 
     def __init__(self, params: CompilesParams) -> None:
@@ -185,6 +199,8 @@ class CompilesScorer:
         for r in results:
             key = "errors" if isinstance(r, SampleError) else ("compiled" if r == 1.0 else "failed")
             self.counts[key] += 1
+            if past_batch_deadline(r):
+                self.counts["batch_deadline"] += 1
 
     def _node(self) -> Any:
         if self._worker is None:
@@ -219,15 +235,19 @@ class CompilesScorer:
                 views.append(view)
         return views
 
-    def _compile(self, views: dict[int, CodeView], loader: str) -> dict[int, Any]:
+    def _compile(self, views: dict[int, CodeView], loader: str, deadline: Deadline) -> dict[int, Any]:
         """esbuild's reply per view: chunks of :data:`COMPILE_BATCH` in one build each (``compile_batch``,
         a third of the cost of one call per snippet); a chunk that times out, crashes esbuild or fails
-        is compiled again one snippet at a time, each under its own deadline."""
+        is compiled again one snippet at a time, each under its own deadline. A chunk the batch
+        ``deadline`` cut is not retried: its views get the deadline's error."""
         order = list(views)
         worker = self._node()
+        end, late = deadline
         chunks = [order[i : i + COMPILE_BATCH] for i in range(0, len(order), COMPILE_BATCH)]
         replies = worker.request(
-            [{"op": "compile_batch", "codes": [views[i].code for i in c], "loader": loader} for c in chunks]
+            [{"op": "compile_batch", "codes": [views[i].code for i in c], "loader": loader} for c in chunks],
+            end=end,
+            late=late,
         )
         out: dict[int, Any] = {}
         retry: list[int] = []
@@ -235,24 +255,35 @@ class CompilesScorer:
             results = reply.get("results") if isinstance(reply, dict) else None
             if isinstance(results, list) and len(results) == len(chunk):
                 out.update(zip(chunk, results))
+            elif past_batch_deadline(reply):
+                out.update(dict.fromkeys(chunk, reply))
             else:
                 retry += chunk
         if retry:
             self.counts["batch_retried"] += len(retry)
             singles = worker.request(
-                [{"op": "compile", "code": views[i].code, "loader": loader} for i in retry]
+                [{"op": "compile", "code": views[i].code, "loader": loader} for i in retry],
+                end=end,
+                late=late,
             )
             out.update(zip(retry, singles, strict=True))
         return out
 
     def _score_views(self, views: Sequence[CodeView | None]) -> list[float | SampleError]:
-        """esbuild's verdicts (and TypeScript's, when strict) on extracted code; ``None``: 0.0."""
+        """esbuild's verdicts (and TypeScript's, when strict) on extracted code; ``None``: 0.0. All by
+        the batch deadline, whose clock starts once the Node worker is up (see the class doc)."""
         p = self.params
         results: list[float | SampleError] = [0.0] * len(views)
         todo = {i: v for i, v in enumerate(views) if v is not None}
+        if todo:
+            self._node().ensure_started()
+        late = batch_late(
+            p.batch_timeout_s, "before its compile check finished (Node worker)", "jsx.compiles"
+        )
+        deadline = (time.monotonic() + p.batch_timeout_s, late)
         loader_of: dict[int, str] = {}
         first = "jsx" if p.loader == "jsx" else "tsx"
-        for i, reply in self._compile(todo, first).items():
+        for i, reply in self._compile(todo, first, deadline).items():
             if isinstance(reply, SampleError):
                 results[i] = reply
             elif reply.get("ok"):
@@ -266,26 +297,33 @@ class CompilesScorer:
                 and not isinstance(results[i], SampleError)
                 and not todo[i].is_typescript
             }
-            for i, reply in self._compile(retry, "jsx").items():
+            for i, reply in self._compile(retry, "jsx", deadline).items():
                 if isinstance(reply, SampleError):
                     results[i] = reply
                 elif reply.get("ok"):
                     loader_of[i] = "jsx"
         if p.strict and loader_of:
-            loader_of = self._strict(todo, loader_of, results)
+            loader_of = self._strict(todo, loader_of, results, deadline)
         for i in loader_of:
             results[i] = 1.0
         return results
 
     def _strict(
-        self, todo: dict[int, CodeView], loader_of: dict[int, str], results: list[float | SampleError]
+        self,
+        todo: dict[int, CodeView],
+        loader_of: dict[int, str],
+        results: list[float | SampleError],
+        deadline: Deadline,
     ) -> dict[int, str]:
-        """Keep only the samples TypeScript also accepts; the file type follows the fence (or esbuild)."""
+        """Keep only the samples TypeScript also accepts; the file type follows the fence (or esbuild).
+        A sample whose check the batch ``deadline`` cut gets its error."""
         p = self.params
         kinds: dict[int, str] = {}
         unlabeled = {i: todo[i] for i, loader in loader_of.items() if loader == "tsx" and not todo[i].lang}
         plain_js = {
-            i for i, r in self._compile(unlabeled, "jsx").items() if isinstance(r, dict) and r.get("ok")
+            i
+            for i, r in self._compile(unlabeled, "jsx", deadline).items()
+            if isinstance(r, dict) and r.get("ok")
         }
         for i, loader in loader_of.items():
             lang = todo[i].lang
@@ -300,6 +338,8 @@ class CompilesScorer:
             [{"op": "check", "code": todo[i].code, "loader": kinds[i], **which} for i in order],
             timeout_s=p.strict_timeout_s,
             window=1,  # checks run synchronously in Node: a queued one must not spend its deadline waiting
+            end=deadline[0],
+            late=deadline[1],
         )
         kept = {}
         for i, reply in zip(order, replies, strict=True):
