@@ -41,6 +41,14 @@ START_BACKOFF_S = 0.25
 BATCH_DEADLINE = "the batch passed its deadline"
 
 
+def batch_deadline_error(batch_timeout_s: float, what: str, *, params: str | None = None) -> SampleError:
+    """The ``timeout`` error of an item a batch deadline cut: it begins with :data:`BATCH_DEADLINE` (so
+    :func:`past_batch_deadline` knows it), then names ``batch_timeout_s`` and, when given, whose ``params``
+    it is (e.g. ``jsx.visual``), then ``what`` was cut (e.g. ``before this item finished``)."""
+    where = f"batch_timeout_s={batch_timeout_s:g}" + (f", {params} params" if params else "")
+    return SampleError(f"{BATCH_DEADLINE} ({where}) {what}", reason="timeout")
+
+
 def past_batch_deadline(result: Any) -> bool:
     """Whether ``result`` is the error of an item that a batch deadline cut (not the item's own fault:
     a caller should neither retry it in the same batch nor remember it as a bad input)."""
@@ -311,10 +319,7 @@ class WorkerPool:
 
     def _expire(self, batch: _Batch) -> None:
         """The batch deadline passed: every item without a result times out; busy workers are replaced."""
-        late = SampleError(
-            f"{BATCH_DEADLINE} (batch_timeout_s={batch.limit:g}) before this item finished",
-            reason="timeout",
-        )
+        late = batch_deadline_error(batch.limit, "before this item finished")
         for index, worker in enumerate(self._workers):
             if worker.tasks:
                 self._replace(index, batch)  # its items go back to the queue, and time out below

@@ -20,7 +20,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from botgrpo_core.rewards.pool import BATCH_DEADLINE
+from botgrpo_core.rewards.pool import batch_deadline_error
 from botgrpo_core.signals import SampleError
 from botgrpo_jsx import analysis
 from botgrpo_jsx.params import CommonParams
@@ -99,13 +99,10 @@ def run_tasks(tasks: Sequence[Task], params: CommonParams) -> list[Any]:
 
 
 def batch_late(batch_timeout_s: float, what: str, params: str = "jsx") -> SampleError:
-    """The ``timeout`` error of an item that a jsx batch deadline cut: it begins with
-    :data:`~botgrpo_core.rewards.pool.BATCH_DEADLINE` (so
-    :func:`~botgrpo_core.rewards.pool.past_batch_deadline` knows it) and names the key, ``params``
-    saying whose (``jsx``: the shared static-signal params; ``jsx.compiles``), ``what`` when it was cut."""
-    return SampleError(
-        f"{BATCH_DEADLINE} (batch_timeout_s={batch_timeout_s:g}, {params} params) {what}", reason="timeout"
-    )
+    """The ``timeout`` error of an item that a jsx batch deadline cut
+    (:func:`~botgrpo_core.rewards.pool.batch_deadline_error`), ``params`` saying whose key it is
+    (``jsx``: the shared static-signal params; ``jsx.compiles``), ``what`` when it was cut."""
+    return batch_deadline_error(batch_timeout_s, what, params=params)
 
 
 def _run_inline(tasks: Sequence[Task], batch_timeout_s: float) -> list[Any]:

@@ -33,7 +33,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from botgrpo_core.rewards.pool import BATCH_DEADLINE
+from botgrpo_core.rewards.pool import batch_deadline_error
 from botgrpo_core.signals import Sample, SampleError, Value
 from botgrpo_jsx.params import VisualParams
 from botgrpo_jsx.renders import Renderer
@@ -111,11 +111,8 @@ def screenshot(chromium: str, markup: str, width: int, height: int, timeout_s: f
 
 
 def _late(batch_timeout_s: float, what: str) -> SampleError:
-    """The ``timeout`` error of a sample the batch deadline cut (it begins with :data:`BATCH_DEADLINE`)."""
-    return SampleError(
-        f"{BATCH_DEADLINE} (batch_timeout_s={batch_timeout_s:g}, jsx.visual params) {what}",
-        reason="timeout",
-    )
+    """The ``timeout`` error of a sample the batch deadline cut (:func:`batch_deadline_error`)."""
+    return batch_deadline_error(batch_timeout_s, what, params="jsx.visual")
 
 
 def screenshots(
