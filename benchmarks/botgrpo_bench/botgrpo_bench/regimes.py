@@ -225,6 +225,7 @@ def _level(
     if isinstance(initial, tuple):
         initial = initial[0]
     first = recs[0]
+    lengths = {s: runs[reference, s]["steps"] for s in seeds if (reference, s) in runs}  # censoring point
     profile = []
     if initial is not None:
         for f in fractions:
@@ -238,7 +239,7 @@ def _level(
                 for m in methods
             }
             profile.append(
-                {"fraction": f, "threshold": threshold, **compare_steps(steps, reference, candidate)}
+                {"fraction": f, "threshold": threshold, **compare_steps(steps, reference, candidate, lengths)}
             )
     at_target = {m: {s: runs[m, s]["steps_to_target"] for s in seeds if (m, s) in runs} for m in methods}
     paired = [s for s in seeds if (reference, s) in runs and (candidate, s) in runs]
@@ -274,7 +275,7 @@ def _level(
         "initial": initial,
         "initial_range": (min(initials), max(initials)) if initials else None,
         "profile": profile,
-        "at_target": compare_steps(at_target, reference, candidate),
+        "at_target": compare_steps(at_target, reference, candidate, lengths),
         "run_mean": {m: stat(runs[m, s].get("run_mean") for s in seeds if (m, s) in runs) for m in methods},
         "run_mean_diff": {
             "stat": stat(diffs.values()),
@@ -290,7 +291,12 @@ def _level(
     }
 
 
-def compare_steps(steps: dict[str, dict[int, int | None]], reference: str, candidate: str) -> dict[str, Any]:
+def compare_steps(
+    steps: dict[str, dict[int, int | None]],
+    reference: str,
+    candidate: str,
+    run_steps: dict[int, int] | None = None,
+) -> dict[str, Any]:
     """Steps to a threshold, ``method -> seed -> steps`` (None: never reached), compared.
 
     Returns ``steps`` itself; ``mean_steps`` (method -> Stat over the seeds that reached it) and
@@ -298,7 +304,9 @@ def compare_steps(steps: dict[str, dict[int, int | None]], reference: str, candi
     and the candidate ran (``paired``): ``per_seed`` (seed -> reference / candidate, only seeds where both
     reach), ``ratio_per_seed`` (their Stat), ``ratio`` (mean reference steps / mean candidate steps, only
     when both reach in every paired seed, else None), ``candidate_only`` / ``reference_only`` (seeds where
-    just one reached: censored, no ratio).
+    just one reached: censored, no ratio) and ``ratio_at_least``: when the candidate reached in every paired
+    seed and the reference did not, a lower bound on that ratio, each reference miss counted at its run's
+    length (``run_steps``: seed -> the reference run's steps; it would have needed more), else None.
     """
     ref, cand = steps.get(reference, {}), steps.get(candidate, {})
     paired = sorted(set(ref) & set(cand))
@@ -313,6 +321,17 @@ def compare_steps(steps: dict[str, dict[int, int | None]], reference: str, candi
         mean_cand = statistics.fmean(cand[s] for s in paired)  # type: ignore[misc]
         if mean_cand:
             ratio = statistics.fmean(ref[s] for s in paired) / mean_cand  # type: ignore[misc]
+    at_least = None
+    missed = [s for s in paired if ref[s] is None]
+    if (
+        paired
+        and missed
+        and all(cand[s] is not None for s in paired)
+        and all(s in (run_steps or {}) for s in missed)
+    ):
+        mean_cand = statistics.fmean(cand[s] for s in paired)  # type: ignore[misc]
+        bounded = [ref[s] if ref[s] is not None else run_steps[s] for s in paired]  # type: ignore[index]
+        at_least = statistics.fmean(bounded) / mean_cand if mean_cand else None  # type: ignore[arg-type]
     return {
         "steps": steps,
         "mean_steps": {m: stat(v for v in by_seed.values() if v is not None) for m, by_seed in steps.items()},
@@ -322,6 +341,7 @@ def compare_steps(steps: dict[str, dict[int, int | None]], reference: str, candi
         "per_seed": per_seed,
         "ratio_per_seed": stat(per_seed.values()),
         "ratio": ratio,
+        "ratio_at_least": at_least,
         "candidate_only": sum(cand[s] is not None and ref[s] is None for s in paired),
         "reference_only": sum(ref[s] is not None and cand[s] is None for s in paired),
     }
@@ -372,10 +392,12 @@ def _ratio_cell(cmp: dict[str, Any]) -> str:
     if cmp["ratio"] is not None:
         spread = f" (per seed {per[1]:.2f}-{per[2]:.2f})" if per and per[3] > 1 and per[1] != per[2] else ""
         return f"**{cmp['ratio']:.2f}**{spread}"
+    bound = cmp.get("ratio_at_least")
+    at_least = f"; >= {bound:.2f} with the misses at the run's length" if bound is not None else ""
     if per is not None:
         lo_hi = f" ({per[1]:.2f}-{per[2]:.2f})" if per[3] > 1 and per[1] != per[2] else ""
-        return f"n/a; per seed {per[0]:.2f}{lo_hi} ({per[3]} of {cmp['paired']} seeds)"
-    return "n/a"
+        return f"n/a; per seed {per[0]:.2f}{lo_hi} ({per[3]} of {cmp['paired']} seeds){at_least}"
+    return f"n/a{at_least}"
 
 
 def _censoring(cmp: dict[str, Any], reference: str, candidate: str) -> str:
@@ -447,7 +469,8 @@ def render_regime_section(
         "Steps: mean (min-max) over the seeds that reached the level; `[k/n]` when only k of n seeds did "
         "(the others are censored at the run's length and left out). The ratio is of the seed-mean steps and "
         "is given only when both methods reached in every seed; otherwise the per-seed ratios of the seeds "
-        "where both reached are shown, with their count. Step time: median over seeds of the per-seed ratio "
+        "where both reached are shown, with their count, and, when the candidate reached in every seed, a lower "
+        "bound (`>=`) with each of the reference's misses counted at its run's length. Step time: median over seeds of the per-seed ratio "
         "of median step times.",
         "",
     ]

@@ -219,6 +219,8 @@ def test_profile_disagreeing_initials_and_censoring() -> None:
     row = long["profile"][0]
     assert row["threshold"] == 0.7 and row["steps"] == {"bot-grpo": {0: 20}, "grpo": {0: None}}
     assert row["ratio"] is None and row["candidate_only"] == 1
+    # the candidate reached in its only seed, the reference never in its 30 steps: ratio >= 30 / 20
+    assert row["ratio_at_least"] == pytest.approx(1.5)
     # a candidate at the target from step 0: no ratio (division by 0), not an error
     assert long["at_target"]["per_seed"] == {} and long["at_target"]["ratio"] is None
     # the reference reaches in every seed, the candidate in one of two: per-seed ratio only
@@ -230,6 +232,20 @@ def test_profile_disagreeing_initials_and_censoring() -> None:
     ]
     row = speedup_profile(recs, [0.5])["levels"][0]["profile"][0]
     assert row["per_seed"] == {0: 2.0} and row["ratio"] is None and row["reference_only"] == 1
+    assert row["ratio_at_least"] is None  # the candidate missed a seed: no bound either way
+    # the candidate reaches in every seed, the reference in one: misses counted at the run's length (30)
+    recs = [
+        _rec("grpo", 0, _c(0.4, 0.5, 0.5, 0.6)),
+        _rec("bot-grpo", 0, _c(0.4, 0.7, 0.8, 0.8)),
+        _rec("grpo", 1, _c(0.4, 0.5, 0.7, 0.7)),
+        _rec("bot-grpo", 1, _c(0.4, 0.5, 0.7, 0.8)),
+    ]
+    row = speedup_profile(recs, [0.5])["levels"][0]["profile"][0]
+    assert row["steps"] == {"grpo": {0: None, 1: 20}, "bot-grpo": {0: 10, 1: 20}}
+    assert row["ratio"] is None and row["per_seed"] == {1: 1.0}
+    assert row["ratio_at_least"] == pytest.approx(((30 + 20) / 2) / ((10 + 20) / 2))
+    section = render_regime_section(speedup_profile(recs, [0.5]))
+    assert ">= 1.67 with the misses at the run's length" in section
 
 
 def test_records_from_run_rows_and_target_rule() -> None:
