@@ -315,23 +315,18 @@ def compare_steps(
         for s in paired
         if ref[s] is not None and cand[s] is not None and cand[s] != 0
     }
-    both = [s for s in paired if ref[s] is not None and cand[s] is not None]
-    ratio = None
-    if paired and len(both) == len(paired):
+    # one formula for both: the ratio of seed-mean steps, a reference miss at its run's length (a bound)
+    ratio = at_least = None
+    if paired and all(cand[s] is not None for s in paired):
         mean_cand = statistics.fmean(cand[s] for s in paired)  # type: ignore[misc]
-        if mean_cand:
-            ratio = statistics.fmean(ref[s] for s in paired) / mean_cand  # type: ignore[misc]
-    at_least = None
-    missed = [s for s in paired if ref[s] is None]
-    if (
-        paired
-        and missed
-        and all(cand[s] is not None for s in paired)
-        and all(s in (run_steps or {}) for s in missed)
-    ):
-        mean_cand = statistics.fmean(cand[s] for s in paired)  # type: ignore[misc]
-        bounded = [ref[s] if ref[s] is not None else run_steps[s] for s in paired]  # type: ignore[index]
-        at_least = statistics.fmean(bounded) / mean_cand if mean_cand else None  # type: ignore[arg-type]
+        missed = [s for s in paired if ref[s] is None]
+        lengths = run_steps or {}
+        if mean_cand and all(s in lengths for s in missed):
+            mean_ref = statistics.fmean(lengths[s] if ref[s] is None else ref[s] for s in paired)  # type: ignore[misc]
+            if missed:
+                at_least = mean_ref / mean_cand
+            else:
+                ratio = mean_ref / mean_cand
     return {
         "steps": steps,
         "mean_steps": {m: stat(v for v in by_seed.values() if v is not None) for m, by_seed in steps.items()},
@@ -469,9 +464,9 @@ def render_regime_section(
         "Steps: mean (min-max) over the seeds that reached the level; `[k/n]` when only k of n seeds did "
         "(the others are censored at the run's length and left out). The ratio is of the seed-mean steps and "
         "is given only when both methods reached in every seed; otherwise the per-seed ratios of the seeds "
-        "where both reached are shown, with their count, and, when the candidate reached in every seed, a lower "
-        "bound (`>=`) with each of the reference's misses counted at its run's length. Step time: median over seeds of the per-seed ratio "
-        "of median step times.",
+        "where both reached are shown, with their count, and, when the candidate reached in every seed, a "
+        "lower bound (`>=`) with each of the reference's misses counted at its run's length. Step time: "
+        "median over seeds of the per-seed ratio of median step times.",
         "",
     ]
     censored = [
