@@ -3,7 +3,9 @@
 Each sample gets a fresh process, so nothing one sample does can reach the next. The boundary:
 
 - ``unshare --user --net --pid --fork``: an empty network namespace (no interface but a downed
-  loopback: no network at all) and its own pid namespace (no other process can be signalled);
+  loopback: no network at all) and its own pid namespace, entered through ``setsid`` so Node leads
+  its own session: a signal to its process group (``kill(0)``, ``process.ppid`` is 0) would otherwise
+  reach the ``unshare`` wrapper outside the namespace; this way no other process can be signalled;
 - Node's permission model (``--experimental-permission``): file reads only of the pinned
   ``node_modules`` (React, react-dom, linkedom) and the harness, no writes, no child processes, workers, addons or WASI;
   ``--disallow-code-generation-from-strings`` (no ``eval``/``Function``);
@@ -43,6 +45,11 @@ RENDER_SCRIPT = JS_DIR / "render.js"
 _UNSHARE = ("--user", "--map-root-user", "--net", "--pid", "--fork", "--kill-child")
 
 
+def _boundary(node: str) -> list[str]:
+    """``unshare`` with its flags, then ``setsid``: Node as pid 1 of its namespace, leading its own session."""
+    return [str(shutil.which("unshare")), *_UNSHARE, str(shutil.which("setsid")), node]
+
+
 class SandboxUnavailable(RuntimeError):
     """The isolation boundary cannot be set up on this machine (the message says why and what to do)."""
 
@@ -50,12 +57,11 @@ class SandboxUnavailable(RuntimeError):
 @lru_cache(maxsize=4)
 def check_boundary(node: str) -> None:
     """Start one empty sandboxed process; raise :class:`SandboxUnavailable` if that fails."""
-    unshare = shutil.which("unshare")
-    if unshare is None or shutil.which("prlimit") is None:
+    if any(shutil.which(tool) is None for tool in ("unshare", "setsid", "prlimit")):
         raise SandboxUnavailable(
-            "`unshare`/`prlimit` (util-linux) are not installed: apt-get install util-linux"
+            "`unshare`/`setsid`/`prlimit` (util-linux) are not installed: apt-get install util-linux"
         )
-    probe = [unshare, *_UNSHARE, node, "--experimental-permission", "-e", "0"]
+    probe = [*_boundary(node), "--experimental-permission", "-e", "0"]
     try:
         proc = subprocess.run(probe, capture_output=True, timeout=30)
     except (OSError, subprocess.SubprocessError) as exc:
@@ -105,9 +111,7 @@ class Sandbox:
             f"--as={limit}",
             "--core=0",
             "--",
-            str(shutil.which("unshare")),
-            *_UNSHARE,
-            self.node,
+            *_boundary(self.node),
             "--no-warnings",
             "--experimental-permission",
             *(f"--allow-fs-read={p}" for p in reads),

@@ -284,6 +284,7 @@ def test_hostile_components_escape_nothing_and_return_in_time(scorers, tmp_path:
     assert canary.read_text() == secret and list(outside.iterdir()) == []  # nothing written or spawned
     assert listener.connections == 0  # no connection reached the loopback listener
     assert "pid=1 ppid=0" in text["pid_namespace"]  # its own pid namespace: nothing else to signal
+    assert replies["kill_parent"]["html"] == "<p>sent</p>"  # and it outlived its own kill(0)
     assert set(json.loads(replies["env_secrets"]["html"][3:-4].replace("&quot;", '"'))) <= {
         "BOTGRPO_JSX_NODE_MODULES",
         "NODE_ENV",
@@ -293,6 +294,7 @@ def test_hostile_components_escape_nothing_and_return_in_time(scorers, tmp_path:
     assert elapsed < TIMEOUT_S * len(names) / 2 + 10
     # these render (what they reach is a stub or an inert socket); every other one fails
     harmless = {"pid_namespace", "env_secrets", "pollute_prototype", "fetch_loopback", "socket_loopback"}
+    harmless |= {"kill_parent"}  # its signal reaches only its own session, where pid 1 ignores SIGKILL
     must_fail = set(names) - harmless - {"read_canary_import"}
     assert [n for n in must_fail if verdicts[names.index(n)] != 0.0] == []
     # and rendering still works, with no pollution carried over from an earlier sample
@@ -310,10 +312,8 @@ def test_the_boundary_refuses_to_start_without_its_isolation(tmp_path: Path) -> 
 
 
 def test_the_network_namespace_has_no_route_to_the_host(sandbox_ready: None) -> None:
-    """The boundary itself (same unshare flags), with a process that waits for its connection."""
-    import shutil
-
-    from botgrpo_jsx.sandbox import _UNSHARE
+    """The boundary itself (the sandbox's own prefix), with a process that waits for its connection."""
+    from botgrpo_jsx.sandbox import _boundary
 
     node = nodeenv.find_node()
     assert node is not None
@@ -324,13 +324,33 @@ def test_the_network_namespace_has_no_route_to_the_host(sandbox_ready: None) -> 
             "s.on('connect', () => { console.log('connected'); process.exit(0); });"
             "s.on('error', (e) => { console.log(e.code); process.exit(0); });"
         )
-        unshare = shutil.which("unshare")
-        assert unshare is not None
         out = subprocess.run(
-            [unshare, *_UNSHARE, node.node, "-e", script], capture_output=True, text=True, timeout=30
+            [*_boundary(node.node), "-e", script], capture_output=True, text=True, timeout=30
         )
     finally:
         listener.close()
     assert (
         out.stdout.strip() in ("ENETUNREACH", "ECONNREFUSED", "EADDRNOTAVAIL") and listener.connections == 0
     )
+
+
+def test_a_signal_to_its_process_group_reaches_nothing_outside(sandbox_ready: None) -> None:
+    """``kill(0)`` (``process.ppid`` is 0 in the pid namespace) signals the caller's process group.
+
+    Without its own session that group holds the ``unshare`` wrapper outside the namespace: the
+    wrapper died, its death signal killed Node, and whether the reply got out first was a race.
+    """
+    from botgrpo_jsx.sandbox import _boundary
+
+    node = nodeenv.find_node()
+    assert node is not None
+    script = (
+        "process.kill(0, 'SIGKILL'); process.kill(process.ppid, 'SIGKILL');"
+        "setTimeout(() => { console.log('alive'); process.exit(0); }, 300);"
+    )
+    wrapped = subprocess.Popen(
+        [*_boundary(node.node), "-e", script], stdout=subprocess.PIPE, text=True, start_new_session=True
+    )
+    out, _ = wrapped.communicate(timeout=30)
+    # the wrapper exited with Node's own status, after Node outlived both signals
+    assert (wrapped.returncode, out.strip()) == (0, "alive")

@@ -7,8 +7,8 @@
 // setImmediate, __dirname) are not in its scope (process.env.NODE_ENV is, as bundlers define it).
 // With `client: false` in the request, react-dom/server renders instead, with no DOM.
 //
-// One fresh process per sample, started by botgrpo_jsx/render.py as
-//   unshare -rnp --fork node --experimental-permission --allow-fs-read=<react, this file>
+// One fresh process per sample, started by botgrpo_jsx/sandbox.py as
+//   unshare -rnp --fork setsid node --experimental-permission --allow-fs-read=<react, this file>
 //        --disallow-code-generation-from-strings render.js
 // so the sample has no network (an empty network namespace), sees no other process (its own pid
 // namespace), cannot read files beyond React nor write any, start processes, workers, addons or
