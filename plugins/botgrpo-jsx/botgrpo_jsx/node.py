@@ -30,7 +30,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from botgrpo_core.rewards.pool import BATCH_DEADLINE
 from botgrpo_core.signals import SampleError
 from botgrpo_jsx.nodeenv import WORKER_SCRIPT
 
@@ -189,15 +188,16 @@ class NodeWorker:
         """Send requests and return one reply dict (or :class:`SampleError`) per request, in order.
 
         :param end: this call's deadline as a whole (a :func:`time.monotonic` value; ``None``: none).
-            The requests without a reply by then are answered with ``late`` (default: a ``timeout``
-            error beginning with :data:`~botgrpo_core.rewards.pool.BATCH_DEADLINE`); a process still
-            working on some is killed, and the next call starts a new one. A call made past ``end``
-            sends nothing.
+            The requests without a reply by then are answered with ``late``, the caller's error (it
+            knows its ``batch_timeout_s``: build it with
+            :func:`~botgrpo_core.rewards.pool.batch_deadline_error`); a process still working on some
+            is killed, and the next call starts a new one. A call made past ``end`` sends nothing.
+        :raises ValueError: ``end`` without ``late``.
         """
+        if end is not None and late is None:
+            raise ValueError("NodeWorker.request: a call with `end` needs `late`, the error of what it cuts")
         with self._lock:
             timeout = self.timeout_s if timeout_s is None else timeout_s
-            if late is None:
-                late = SampleError(f"{BATCH_DEADLINE} before this request was answered", reason="timeout")
             return self._run(
                 list(requests), timeout, self.window if window is None else max(1, window), end, late
             )
@@ -208,7 +208,7 @@ class NodeWorker:
         timeout: float,
         window: int,
         end: float | None,
-        late: SampleError,
+        late: SampleError | None,  # not None when ``end`` is set (see :meth:`request`)
     ) -> list[Any]:
         if end is not None and requests and time.monotonic() >= end:
             return [late] * len(requests)

@@ -332,11 +332,13 @@ def test_node_worker_call_deadline_kills_a_busy_process(need_node: None) -> None
         assert replies[0] is late and worker.deadline_kills == 1 and worker._proc is None
         assert worker.restarts == 0  # the deadline's kill is not a per-request timeout
         # a call already past its deadline sends nothing (and starts nothing)
-        (cut,) = worker.request([slow], end=time.monotonic() - 1)  # the default late error
-        assert isinstance(cut, SampleError) and cut.reason == "timeout" and past_batch_deadline(cut)
+        (cut,) = worker.request([slow], end=time.monotonic() - 1, late=late)
+        assert cut is late and worker._proc is None
+        with pytest.raises(ValueError, match="needs `late`"):  # the caller names its own deadline
+            worker.request([slow], end=time.monotonic() + 60)
         assert worker._proc is None
         (reply,) = worker.request(
-            [{"op": "compile", "code": "<a/>", "loader": "jsx"}], end=time.monotonic() + 60
+            [{"op": "compile", "code": "<a/>", "loader": "jsx"}], end=time.monotonic() + 60, late=late
         )
         assert reply["ok"] is True and worker.deadline_kills == 1
 
