@@ -358,7 +358,10 @@ class CompilesScorer:
         return out
 
     def diagnose(self, completion: str) -> dict[str, Any]:
-        """Explain one completion's outcome: the errors (completion ``str`` offsets) each backend gave."""
+        """Explain one completion's outcome: the errors (completion ``str`` offsets) each backend gave.
+
+        One completion, at most two requests, each under the deadline scoring gives it (``timeout_s``
+        for the compile, ``strict_timeout_s`` for the type check), so it needs no batch deadline."""
         from botgrpo_jsx.offsets import TextIndex
 
         self._take_prefetched(None)
@@ -385,7 +388,8 @@ class CompilesScorer:
         if reply.get("ok") and self.params.strict:
             kind = "tsx" if view.is_typescript else "jsx"
             (check,) = self._node().request(
-                [{"op": "check", "code": view.code, "loader": kind, **self._check_filter()}]
+                [{"op": "check", "code": view.code, "loader": kind, **self._check_filter()}],
+                timeout_s=self.params.strict_timeout_s,  # the deadline scoring gives a check
             )
             if isinstance(check, SampleError):
                 return {"compiles": False, "errors": [{"message": str(check)}]}

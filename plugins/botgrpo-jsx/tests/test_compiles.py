@@ -59,6 +59,11 @@ def test_strict_mode_typescript_offsets_and_verdicts(need_node: None) -> None:
         "```tsx\nimport { useStat } from 'react';\nexport const B = () => { useStat(0); return null; };\n```"
     )
     assert "useState" in names.diagnose(misspelt)["errors"][0]["message"]  # TS2724: did you mean
+    # diagnose gives the check scoring's deadline (strict_timeout_s), not the compile's
+    hurried = make_compiles(CompilesParams(strict=True, strict_timeout_s=0.001))
+    told = hurried.diagnose(completion)
+    assert told["compiles"] is False and "took over 0.001 s" in told["errors"][0]["message"]
+    hurried.close()
     typed = "```tsx\nimport { P } from './types';\ninterface Q extends P {}\n"
     typed += "export const C = (q: Q) => <div>{q.title}</div>;\n```"  # P's members live in a file not given
     assert names.score([Sample("", typed), Sample("", misspelt)]) == [1.0, 0.0]
