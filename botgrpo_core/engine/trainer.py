@@ -179,6 +179,7 @@ class BoTGRPOTrainer(GRPOTrainer):
         from trl.trainer.utils import get_config_model_id
 
         from botgrpo_core.engine.model_card import model_card
+        from botgrpo_core.engine.outputs import atomic_write
 
         if not self.is_world_process_zero():
             return
@@ -191,7 +192,8 @@ class BoTGRPOTrainer(GRPOTrainer):
             names,
             self.args.loss_type,
         )
-        Path(self.args.output_dir, "README.md").write_text(text, encoding="utf-8")
+        # a kill while it is written leaves the old card or the new one, never half of one
+        atomic_write(Path(self.args.output_dir, "README.md"), text)
 
     # ---- TRL hooks ------------------------------------------------------------------------------
     def _make_reward_fn(self) -> Callable[..., list[float | None]]:
