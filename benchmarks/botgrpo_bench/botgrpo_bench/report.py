@@ -139,12 +139,18 @@ def combined_regimes(results_dirs: Sequence[Path], doc: Path, out_jsonl: Path) -
     return render_regime_section(profile, plot=f"{doc.stem}/regimes_speedup.png", curves=curves)
 
 
+#: what :func:`write_doc` copies of a results folder beside its plots: enough to write the page again
+RECORD_FILES = ("summary.md", "meta.json", "regimes.jsonl", "results.jsonl", "runs.jsonl")
+
+
 def write_doc(
     results_dirs: Sequence[Path], doc: Path, *, preface: str = "", regimes: Path | None = None
 ) -> Path:
     """Write ``doc``: ``preface``, with ``regimes`` the combined regime section (:func:`combined_regimes`,
     its records joined into ``regimes``), then each results folder's summary (headings one level down)
-    with its plots copied to ``<doc folder>/<doc stem>/<results folder name>/``."""
+    with its plots and records (:data:`RECORD_FILES`) copied to ``<doc folder>/<doc stem>/<results folder
+    name>/``. Those copies are a results folder themselves, so the page can be written again from them
+    (``docs/results/<name>`` in place of ``runs/bench/<name>``)."""
     doc = Path(doc)
     parts = [preface.rstrip() + "\n"] if preface else []
     if regimes is not None:
@@ -153,8 +159,13 @@ def write_doc(
         text = (results_dir / "summary.md").read_text(encoding="utf-8")
         assets = doc.parent / doc.stem / results_dir.name
         assets.mkdir(parents=True, exist_ok=True)
+        in_place = assets.resolve() == results_dir.resolve()
+        for name in RECORD_FILES:
+            if not in_place and (results_dir / name).is_file():
+                shutil.copy2(results_dir / name, assets / name)
         for png in results_dir.glob("*.png"):
-            shutil.copy2(png, assets / png.name)
+            if not in_place:
+                shutil.copy2(png, assets / png.name)
             text = text.replace(f"]({png.name})", f"]({doc.stem}/{results_dir.name}/{png.name})")
         if regimes is not None:  # the combined section above has every folder's levels: one home
             text = _without_section(text, "## Regimes")
