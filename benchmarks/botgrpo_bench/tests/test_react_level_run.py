@@ -93,15 +93,14 @@ def test_react_level_trains_logs_trivial_share_and_reproduces(
 def test_the_tuned_cold_level_is_the_tail_arm_at_its_selected_rate(tmp_path: Path) -> None:
     """react-cold-tuned (settings 12) trains exactly react-cold-tail's run files, every method at lr 1e-4 (the
     rate stage 1's rule selected for both), so the minimal run above covers it; stage 1's 1e-4 arm is the
-    same run file (the re-run check), its 4e-4 arm differs only in the rate."""
-    names = ["react-cold-tail", "react-cold-tuned", "react-cold-lr1", "react-cold-lr4"]
+    same run file (the re-run check), its 4e-4 and stage 3's 5e-5 arms differ only in the rate."""
+    names = ["react-cold-tail", "react-cold-tuned", "react-cold-lr1", "react-cold-lr4", "react-cold-lr05"]
     bench = load_bench(BENCH, overrides=[f"include=[{','.join(names)}]", "seeds=[0]"])
     runs = {(j.task, j.method): j.run for j in plan(bench, tmp_path, dict.fromkeys(names))}
     for method in bench.methods:
-        tail, tuned = runs["react-cold-tail", method], runs["react-cold-tuned", method]
-        lr1, lr4 = runs["react-cold-lr1", method], runs["react-cold-lr4", method]
-        rates = [r["training"].pop("learning_rate") for r in (tail, tuned, lr1, lr4)]
-        assert rates == [2.0e-4, 1.0e-4, 1.0e-4, 4.0e-4], method
-        for run in (tail, tuned, lr1, lr4):
+        arms = [runs[name, method] for name in names]
+        rates = [r["training"].pop("learning_rate") for r in arms]
+        assert rates == [2.0e-4, 1.0e-4, 1.0e-4, 4.0e-4, 5.0e-5], method
+        for run in arms:
             run["training"].pop("output_dir")
-        assert tail == tuned == lr1 == lr4, method
+        assert all(run == arms[0] for run in arms), method
