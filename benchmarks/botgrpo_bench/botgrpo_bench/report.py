@@ -79,13 +79,8 @@ def _regime_files(
     """``regimes.jsonl`` and, with more than one level, ``regimes_speedup.png`` in ``out_dir``; returns the
     regime section and the profile. ``bench_file``: the file ``bench`` was loaded from, whose ``target:``
     lines' commits the records keep (None: unknown)."""
-    from botgrpo_bench.regimes import (
-        plot_speedup,
-        regime_records,
-        render_regime_section,
-        speedup_profile,
-        write_regimes_jsonl,
-    )
+    from botgrpo_bench.regimes import regime_records, speedup_profile, write_regimes_jsonl
+    from botgrpo_bench.regimes_page import plot_speedup, render_regime_section
 
     records = regime_records(bench, run_rows, warm, bench_file)
     write_regimes_jsonl(records, out_dir / "regimes.jsonl")
@@ -103,13 +98,8 @@ def combined_regimes(results_dirs: Sequence[Path], doc: Path, out_jsonl: Path) -
     its speed-up plot written to ``<doc folder>/<doc stem>/regimes_speedup.png`` and each level's curves
     plot linked where :func:`write_doc` copies it. ``ValueError`` when no folder has a ``regimes.jsonl``."""
     from botgrpo_bench.config import BenchFile
-    from botgrpo_bench.regimes import (
-        plot_speedup,
-        read_regimes_jsonl,
-        render_regime_section,
-        speedup_profile,
-        write_regimes_jsonl,
-    )
+    from botgrpo_bench.regimes import read_regimes_jsonl, speedup_profile, write_regimes_jsonl
+    from botgrpo_bench.regimes_page import plot_speedup, render_regime_section
 
     doc = Path(doc)
     records: list[dict[str, Any]] = []

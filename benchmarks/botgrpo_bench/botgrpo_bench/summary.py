@@ -22,7 +22,7 @@ def render_summary(
     regimes: str = "",
 ) -> str:
     """The markdown summary of a bench; ``regimes`` (a regime bench's section, see
-    :func:`botgrpo_bench.regimes.render_regime_section`) comes first, right after the header."""
+    :func:`botgrpo_bench.regimes_page.render_regime_section`) comes first, right after the header."""
     lines = _header(bench, runs, meta)
     if regimes:
         lines += [regimes.rstrip(), ""]

@@ -135,14 +135,14 @@ def test_several_seeds_draw_the_band_and_say_so(tmp_path: Path, figures: dict[st
     assert "mean over 3 seeds, min-max band" in curves["suptitle"]
     assert curves["bands"] == 4  # two methods x two panels
     speedup = figures.get("regimes_speedup.png")
-    assert speedup is None  # drawn by regimes.plot_speedup, which saves itself: read its file instead
+    assert speedup is None  # drawn by regimes_page.plot_speedup, which saves itself: read its file instead
     assert (out / "regimes_speedup.png").is_file()
 
 
 def test_the_speedup_plot_has_one_slot_per_level_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import matplotlib.pyplot as plt
 
-    from botgrpo_bench.regimes import plot_speedup
+    from botgrpo_bench.regimes_page import plot_speedup
 
     ticks: list[list[str]] = []
     savefig = plt.Figure.savefig

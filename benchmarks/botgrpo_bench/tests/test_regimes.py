@@ -16,16 +16,14 @@ from botgrpo_bench.config import BenchFile, TargetRule, TaskBench
 from botgrpo_bench.regimes import (
     LEVELS,
     REQUIRED_KEYS,
-    describe_params,
     metric_key,
-    plot_speedup,
     read_regimes_jsonl,
     regime_records,
-    render_regime_section,
     speedup_profile,
     target_rule_check,
     write_regimes_jsonl,
 )
+from botgrpo_bench.regimes_page import describe_params, plot_speedup, render_regime_section
 
 METRIC = "sampled/answer_accuracy"
 

@@ -14,7 +14,8 @@ from typing import Any
 import pytest
 
 from botgrpo_bench.config import load_bench
-from botgrpo_bench.regimes import read_regimes_jsonl, render_regime_section, speedup_profile
+from botgrpo_bench.regimes import read_regimes_jsonl, speedup_profile
+from botgrpo_bench.regimes_page import render_regime_section
 from botgrpo_bench.target_provenance import (
     FIELDS,
     NO,
