@@ -42,6 +42,10 @@ class Undefined(Exception):
     """The expression has no value (division by zero, 0^-1...)."""
 
 
+#: What reading a side raises when it is not checkable (not math, over a cap, no value): the side keeps the
+#: reason and its claim scores 0.
+UNREADABLE: tuple[type[Exception], ...] = (Unsupported, LimitExceeded, Undefined)
+
 #: Failures deep inside sympy/mpmath while one claim or answer is checked (``OverflowError`` from a
 #: float conversion of a huge exact value, ``IndexError`` from a library corner case...): that claim
 #: or answer scores 0 instead of the whole completion becoming an error. Not ``MemoryError``, not the

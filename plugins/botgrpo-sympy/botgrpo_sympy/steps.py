@@ -12,10 +12,9 @@ Per step, each relation chain ``a = b = c`` is checked link by link:
 side is empty continues the previous chain (``= x^2 + 2x + 1`` on the next line). The step's value
 is -1 if any claim is refuted, else +1 if any is verified, else 0; its meta lists each claim.
 
-The module is a little over the project's ~450 lines on purpose: it is the one home of the verdict
-order above (which check runs first, what a link carries to the next one), and the parsing, answer,
-case and claim-text jobs already live in their own modules (``claimtext``, ``answer``, ``answerline``,
-``cases``); cutting the chain-checking loop in two would split one decision across files.
+It is the one home of the verdict order above (which check runs first, what a link carries to the next
+one); reading the prompt's premises and a side (``premises``), the answer, case and claim-text jobs live
+in their own modules (``answer``, ``answerline``, ``cases``, ``claimtext``).
 """
 
 from __future__ import annotations
@@ -46,14 +45,12 @@ from botgrpo_sympy.claimstate import (
 )
 from botgrpo_sympy.comparisons import compare, drop_result_unit, looks_like_rewrite, other_readings, rounded
 from botgrpo_sympy.equality import Outcome, Verdict, constant_difference, equal, free_symbols, implied
-from botgrpo_sympy.limits import CHECK_FAILURES, LimitExceeded, Undefined, Unsupported
+from botgrpo_sympy.limits import CHECK_FAILURES, UNREADABLE
 from botgrpo_sympy.mathparse import parse_value
 from botgrpo_sympy.numeval import Evaluator, Value
 from botgrpo_sympy.params import StepsParams
+from botgrpo_sympy.premises import parse_side, prompt_premises, prompt_tail
 from botgrpo_sympy.segments import ANSWER_HEADER, Claim, Piece, extract_answer, find_claims, split_steps
-
-_UNKNOWN_PARSE = (Unsupported, LimitExceeded, Undefined)
-
 
 #: Failures inside one claim's check (sympy/mpmath internals): that claim scores 0, the rest goes on.
 _CLAIM_FAILURES = (*CHECK_FAILURES, sympy.polys.polyerrors.BasePolynomialError, mpmath.libmp.NoConvergence)
@@ -61,8 +58,6 @@ _CLAIM_FAILURES = (*CHECK_FAILURES, sympy.polys.polyerrors.BasePolynomialError, 
 _SIMPLE_STEP = re.compile(r"(\d{1,15})([-+*])(\d{1,15})=(-?\d{1,16})\Z")
 #: A step that only states an integer answer in the demo format ("A: 14").
 _SIMPLE_ANSWER = re.compile(r"A:[ \t]*(-?\d{1,16})\Z")
-#: Per-process cache: prompt -> (premises, known symbols).
-_PROMPTS: dict[Any, tuple[list[Any], set[sympy.Symbol]]] = {}
 
 
 class StepChecker:
@@ -79,18 +74,12 @@ class StepChecker:
         seed = params.seed ^ zlib.crc32(completion.encode("utf-8", "replace"))
         self.rng = random.Random(seed)
         self.state = StepState()
-        self.functions = claimtext.function_letters(prompt[-4 * params.max_step_chars :] + "\n" + completion)
-        self._read_prompt(prompt)
+        self.functions = claimtext.function_letters(prompt_tail(prompt, params) + "\n" + completion)
+        self.state.premises, self.state.known = prompt_premises(prompt, params, self.functions)
 
     # -- parsing ----------------------------------------------------------------------------------------------
     def _parse(self, piece: Piece, latex: bool) -> Side:
-        text = piece.text
-        if claimtext.applies_function(text, self.functions):
-            return Side(text, error="function notation")
-        try:
-            return Side(text, value=parse_value(text, self.limits, latex=latex))
-        except _UNKNOWN_PARSE as exc:
-            return Side(text, error=str(exc) or exc.__class__.__name__)
+        return parse_side(piece, latex, self.functions, self.limits)
 
     def _numeric(self, value: Any) -> Value | None:
         """Value of an expression using the carried values, or None."""
@@ -100,40 +89,8 @@ class StepChecker:
             return None
         try:
             return Evaluator(self.state.env, self.limits)(value)
-        except _UNKNOWN_PARSE:
+        except UNREADABLE:
             return None
-
-    def _read_prompt(self, prompt: str) -> None:
-        """Equations with variables in the prompt are premises; their symbols are known.
-
-        A group's G completions share one prompt: the result is cached per worker process.
-        """
-        key = (prompt, self.params.limits)
-        cached = _PROMPTS.get(key)
-        if cached is None:
-            cached = self._premises_of(prompt)
-            if len(_PROMPTS) >= 256:
-                _PROMPTS.pop(next(iter(_PROMPTS)))
-            _PROMPTS[key] = cached
-        premises, known = cached
-        self.state.premises = list(premises)
-        self.state.known = set(known)
-
-    def _premises_of(self, prompt: str) -> tuple[list[Any], set[sympy.Symbol]]:
-        if len(prompt) > 4 * self.params.max_step_chars:
-            prompt = prompt[-4 * self.params.max_step_chars :]  # the question is usually at the end
-        premises: list[Any] = []
-        known: set[sympy.Symbol] = set()
-        piece = Piece(prompt, 0, len(prompt))
-        for claim in find_claims(piece)[:20]:
-            sides = [self._parse(s, claim.latex) for s in claim.sides]
-            for a, rel, b in zip(sides, claim.relations, sides[1:], strict=False):
-                if a.value is None or b.value is None:
-                    continue
-                known |= free_symbols(a.value, b.value)
-                if rel == "=" and free_symbols(a.value, b.value):
-                    premises.append(to_expr(a.value) - to_expr(b.value))
-        return premises, known
 
     # -- claims -----------------------------------------------------------------------------------------------
     def check(self) -> list[tuple[int, int, float, dict[str, Any]]]:
@@ -238,7 +195,7 @@ class StepChecker:
         value_text, _unit = scalar_text(text)
         try:
             value = parse_value(value_text, self.limits)
-        except _UNKNOWN_PARSE as exc:
+        except UNREADABLE as exc:
             return {"claim": short(f"answer {text}"), "verdict": 0, "reason": f"answer not parsed: {exc}"}
         return self._answer_result(text, value)
 
@@ -304,7 +261,7 @@ class StepChecker:
                 try:
                     named = i == 0 and isinstance(a.value, sympy.Symbol)
                     outcome = self._check_link(a, rel, b, rewriting and not named)
-                except _UNKNOWN_PARSE as exc:
+                except UNREADABLE as exc:
                     outcome = Outcome(Verdict.UNKNOWN, str(exc))
             if i == 0 and lost_left and outcome.verdict is Verdict.FALSE:
                 # "the product of 3 and 4 = 12": the words before hold the left operand

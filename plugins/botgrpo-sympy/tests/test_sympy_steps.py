@@ -184,3 +184,24 @@ def test_fast_arithmetic_path_equals_the_general_path(a: int, b: int, op: str, c
         span_of(s.start, s.end, slow._claims_of(s)) for s in steps
     ]
     assert fast.state.last_value == slow.state.last_value and fast.state.seen == slow.state.seen
+
+
+def test_a_completions_verdicts_do_not_depend_on_which_one_the_worker_checked_first() -> None:
+    """The prompt's premises are cached per worker process; a completion that defines ``p(x)`` reads the
+    prompt's ``p(2) = 10`` as function notation (no premise), one that does not reads ``2p = 10``. Each
+    must get the verdicts it gets in a fresh process, whatever its group-mate checked before it."""
+    from botgrpo_sympy import premises
+
+    prompt = "We know p(2) = 10. Find p."
+    defines = "Let p(x) = 5x.\np = 5\n# Answer\n5"
+    plain = "p = 5\n# Answer\n5"
+    fresh: dict[str, list[tuple[str, float]]] = {}
+    for completion in (defines, plain):
+        premises._PROMPTS.clear()
+        fresh[completion] = values(prompt, completion)
+    assert fresh[plain][0] == ("p = 5", 1.0)  # follows from the premise 2p = 10
+    assert fresh[defines][1] == ("p = 5", 0.0)  # no premise: p is a new value
+    for first, second in ((defines, plain), (plain, defines)):
+        premises._PROMPTS.clear()
+        values(prompt, first)
+        assert values(prompt, second) == fresh[second]
