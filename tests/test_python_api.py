@@ -155,3 +155,56 @@ def test_mixture_from_yaml_and_dict_errors_name_the_key(tmp_path: Path) -> None:
     assert [r.spec.name for r in mixture.runners]
     with pytest.raises(ConfigError, match=r"signals\[0\]\.wieght: unknown key; did you mean 'weight'"):
         RewardMixture.from_dict({"signals": [{"name": "core.length", "wieght": 1}]})
+
+
+def test_signals_see_which_completions_the_length_cap_cut(tmp_path: Path) -> None:
+    """``Sample.truncated`` is True exactly where the completion ends without EOS or pad (TRL's clipped test)."""
+    import torch
+    from datasets import Dataset
+    from trl import GRPOConfig
+
+    from botgrpo_core import BoTGRPOTrainer, RewardMixture, SignalSpec
+    from botgrpo_core.engine.tiny import build_tiny_model, char_tokenizer
+    from botgrpo_core.signals.manager import PluginManager, register_signal
+
+    torch.set_num_threads(1)
+    seen: list[tuple[bool, tuple[int, ...]]] = []
+
+    class Record:
+        def __init__(self, params):  # type: ignore[no-untyped-def]
+            pass
+
+        def score(self, samples):  # type: ignore[no-untyped-def]
+            seen.extend((s.truncated, tuple(s.token_ids)) for s in samples)
+            return [0.0 for _ in samples]
+
+    manager = PluginManager(entry_points=[])
+    register_signal(
+        SignalSpec(name="test.record", kind="global", bounds=(0.0, 1.0), make_scorer=Record), manager=manager
+    )
+    mixture = RewardMixture.from_dict({"signals": [{"name": "test.record"}]}, manager=manager)
+    tokenizer = char_tokenizer()
+    args = GRPOConfig(
+        output_dir=str(tmp_path),
+        per_device_train_batch_size=8,
+        num_generations=4,
+        max_completion_length=6,
+        max_steps=2,
+        use_cpu=True,
+        bf16=False,
+        report_to="none",
+        save_strategy="no",
+    )
+    trainer = BoTGRPOTrainer(
+        model=build_tiny_model(tokenizer, seed=0),
+        mixture=mixture,
+        args=args,
+        train_dataset=Dataset.from_list([{"prompt": f"Q: {a}+1="} for a in range(1, 9)]),
+        processing_class=tokenizer,
+    )
+    trainer.train()
+    assert len(seen) == 16
+    stops = {tokenizer.eos_token_id, tokenizer.pad_token_id}  # TRL's eos_and_pad
+    for truncated, ids in seen:
+        assert truncated == (len(ids) > 0 and ids[-1] not in stops), (truncated, ids)
+    assert any(t for t, _ in seen), "an untrained tiny model should run into a 6-token cap"

@@ -216,7 +216,10 @@ class BoTGRPOTrainer(GRPOTrainer):
     ) -> torch.Tensor:
         rows = [{k: v for k, v in x.items() if k != "prompt"} for x in inputs]
         texts = [_prompt_text(p) for p in prompts]
-        samples = decode_samples(self.processing_class, texts, completion_ids_list, rows)
+        # TRL's own test for a completion the length cap cut (its clipped_ratio metric, mask_truncated_completions)
+        stops = {*self.eos_token_ids, self._tokenizer.pad_token_id}
+        cut = [len(ids) > 0 and int(ids[-1]) not in stops for ids in completion_ids_list]
+        samples = decode_samples(self.processing_class, texts, completion_ids_list, rows, truncated=cut)
         mix = self.mixture.score_batch(samples)
         self._warn_failing_signals(mix)
         moments = rollout_moments(mix.token_rewards, mix.mask, nan_policy="mask")

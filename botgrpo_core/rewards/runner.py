@@ -149,9 +149,9 @@ class _SignalRunner:
             return SampleError(f"score() returned {len(results)} results for 1 sample", reason="invalid")
         return results[0]
 
-    def _key(self, sample: Sample) -> tuple[str, str, str]:
+    def _key(self, sample: Sample) -> tuple[str, str, str, bool]:
         row = json.dumps(dict(sample.row), sort_keys=True, default=str)
-        return (sample.prompt, sample.completion, row)
+        return (sample.prompt, sample.completion, row, sample.truncated)
 
     def score(self, samples: Sequence[Sample]) -> tuple[list[Any], list[bool]]:
         """Normalised results (a value, spans, TokenValues or SampleError) and, per sample, cache hit or not.

@@ -18,6 +18,7 @@ def decode_samples(
     prompts: Sequence[str],
     completion_ids: Sequence[Sequence[int]],
     rows: Sequence[Mapping[str, Any]] | None = None,
+    truncated: Sequence[bool] | None = None,
 ) -> list[Sample]:
     """Decode each completion's ids and attach its token character offsets.
 
@@ -25,15 +26,22 @@ def decode_samples(
     :param prompts: ``B`` prompt texts.
     :param completion_ids: ``B`` token id sequences (completion tokens only).
     :param rows: ``B`` dataset rows (their fields reach the signals as ``Sample.row``).
+    :param truncated: ``B`` flags, True where the length cap cut the completion (``Sample.truncated``).
     :returns: ``B`` samples, ``offsets[t]`` the character range of token ``t`` in the decoded completion.
     """
     samples = []
     for i, (prompt, ids) in enumerate(zip(prompts, completion_ids, strict=True)):
         text, offsets = decode_with_offsets(tokenizer, ids)
         row = dict(rows[i]) if rows is not None else {}
+        cut = bool(truncated[i]) if truncated is not None else False
         samples.append(
             Sample(
-                prompt=prompt, completion=text, token_ids=tuple(int(t) for t in ids), offsets=offsets, row=row
+                prompt=prompt,
+                completion=text,
+                token_ids=tuple(int(t) for t in ids),
+                offsets=offsets,
+                row=row,
+                truncated=cut,
             )
         )
     return samples

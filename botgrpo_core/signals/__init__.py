@@ -78,6 +78,9 @@ class Sample:
     :param offsets: ``offsets[t] == (start, end)``, character range of token ``t`` in ``completion``
         (trainers pass a read-only :class:`botgrpo_core.rewards.offsets.TokenOffsets`; any sequence of pairs works).
     :param row: the dataset row's other fields (reference answer, tests, spec...).
+    :param truncated: the completion was cut by the length cap (it ends without an end-of-sequence token), so
+        its last line may be unfinished: a signal should not read that line as a claim. Trainers set it from
+        the token ids; ``botgrpo score`` from a row's ``truncated`` field.
     """
 
     prompt: str
@@ -85,6 +88,7 @@ class Sample:
     token_ids: Sequence[int] = ()
     offsets: Sequence[tuple[int, int]] = ()
     row: Mapping[str, Any] = field(default_factory=dict)
+    truncated: bool = False
 
 
 @dataclass(frozen=True)
