@@ -236,6 +236,13 @@ class WorkerPool:
         if self._closed:
             raise RuntimeError("WorkerPool is closed")
         if not self._workers:  # the first start is waited for (replacements start in the background)
+            if self._ctx.get_start_method() != "fork":
+                from botgrpo_core.rewards.main_guard import check_main_guard
+
+                try:
+                    check_main_guard("a worker pool")
+                except RuntimeError as exc:
+                    raise WorkerStartError(str(exc)) from None
             self._workers = [self._spawn() for _ in range(self.num_workers)]
             for index in range(len(self._workers)):
                 while not self._workers[index].ready:
