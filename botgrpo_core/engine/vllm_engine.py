@@ -139,3 +139,26 @@ def patch_weight_sync(generation: Any) -> None:
 def engine_model_runner(llm: Any) -> Any:
     """The in-process model runner of a colocated ``vllm.LLM`` (TRL starts it with ``external_launcher``)."""
     return llm.llm_engine.model_executor.driver_worker.model_runner
+
+
+def start_engine(model: str, *, max_model_len: int = 1024, seed: int = 0, dtype: str = "float32") -> Any:
+    """A ``vllm.LLM`` in this process, as TRL's colocate mode starts it (``external_launcher``: no worker process,
+    so no main guard is needed and it is up in seconds), for scripts and benchmarks that generate outside training.
+
+    :param model: a model folder (e.g. :func:`botgrpo_core.engine.named_models.materialize`'s).
+    :param dtype: the engine's dtype; float32 keeps its log-probabilities equal to a float32 policy's.
+    """
+    from botgrpo_core.engine.trl_args import single_process_distributed_env
+
+    prepare_environment()
+    single_process_distributed_env()
+    from vllm import LLM
+
+    return LLM(
+        model=model,
+        dtype=dtype,
+        max_model_len=max_model_len,
+        seed=seed,
+        enforce_eager=True,
+        distributed_executor_backend="external_launcher",
+    )
