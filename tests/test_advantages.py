@@ -239,6 +239,26 @@ def test_zero_spread_group_beside_spread_group() -> None:
     assert (got[2:].abs() > 0).any()
 
 
+def test_tied_outcomes_leave_the_local_signal_at_full_scale_whatever_beta() -> None:
+    """docs/concepts.md: when every outcome of a group ties, ``alpha * R`` drops out and ``beta`` cancels; the
+    advantages are the local signal's own standardised values (float64 reference by hand)."""
+    steps = torch.tensor(
+        [[1.0, 1.0, -1.0, 0.0], [1.0, 1.0, 1.0, 1.0], [-1.0, -1.0, 0.0, 0.0], [0.0, 1.0, 1.0, -1.0]]
+    )
+    mask = torch.ones(4, 4, dtype=torch.bool)
+    results = {}
+    for beta in (0.05, 0.25, 1.0):
+        rewards = 1.0 * 0.0 + beta * steps  # alpha * R + beta * S, R = 0 for all four (four wrong answers)
+        results[beta] = compute_advantages("bot", rewards, mask, group_size=4)
+    s = steps.double()
+    mean = s.mean()  # equal lengths: the 1/L weights are uniform
+    std = ((s - mean) ** 2).mean().mul(4 / 3).sqrt()  # Bessel over the group's 4 rollouts
+    want = ((s - mean) / (std + moments.DEFAULT_EPS)).float()
+    for got in results.values():
+        torch.testing.assert_close(got, want, rtol=1e-4, atol=1e-4)
+    assert float(want.abs().max()) > 1.0  # full scale (a standardised value), not beta-sized
+
+
 @pytest.mark.parametrize("name", BUILTINS)
 def test_empty_rollouts_get_zero_and_no_nan(name: str) -> None:
     rewards = torch.tensor([[1.0, 2.0, 0.5], [9.0, 9.0, 9.0], [0.0, 1.0, 1.0], [5.0, 5.0, 5.0]])

@@ -64,3 +64,48 @@ def test_a_real_run_prints_clean_lines_and_writes_botgrpos_model_card(tmp_path: 
     card = (tmp_path / "run" / "README.md").read_text(encoding="utf-8")
     assert "botgrpo" in card and "`bot-grpo`" in card and "core.regex" in card
     assert "[None]" not in card and "trained with GRPO" not in card
+
+
+@pytest.mark.slow
+def test_no_held_out_set_prints_no_table_and_steps_split_their_time(tmp_path: Path) -> None:
+    """``data.eval_size: 0`` says nothing about held-out prompts (it printed an empty table); each step's
+    metrics split its time into generation, scoring and the rest of the batch (issue 36, finding 6)."""
+    run = {
+        "model": {"name_or_path": "tiny", "tiny": {"hidden_size": 32, "num_layers": 1, "num_heads": 2}},
+        "data": {"source": "task", "task": "arithmetic", "train_size": 32, "eval_size": 0},
+        "rewards": {
+            "beta": 0.25,
+            "signals": [{"name": "core.exact_answer"}, {"name": "core.regex", "params": {"pattern": r"\d+"}}],
+        },
+        "training": {
+            "steps": 2,
+            "prompts_per_step": 2,
+            "group_size": 4,
+            "max_new_tokens": 12,
+            "output_dir": str(tmp_path / "run"),
+            "eval_every": 0,
+            "logging_steps": 1,
+            "plots": False,
+        },
+        "engine": {"device": "cpu"},
+    }
+    run_file = tmp_path / "run.yaml"
+    run_file.write_text(json.dumps(run), encoding="utf-8")
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false", "OMP_NUM_THREADS": "1"}
+    done = subprocess.run(
+        [sys.executable, "-m", "botgrpo_core.cli.main", "train", str(run_file)],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "held-out" not in done.stdout + done.stderr, (done.stdout + done.stderr)[-3000:]
+    steps = [json.loads(line) for line in (tmp_path / "run" / "metrics.jsonl").read_text().splitlines()]
+    train = [r for r in steps if r.get("kind") == "train"]
+    assert len(train) == 2, steps
+    for record in train:
+        generate, score, batch = (record[f"time/{k}_s"] for k in ("generate", "score", "batch"))
+        assert 0 < generate < batch and 0 < score < batch and generate + score <= batch, record
+        assert batch <= record["step_time"], record  # TRL's whole step holds the batch's preparation

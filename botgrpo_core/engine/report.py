@@ -56,12 +56,14 @@ _TABLE_ROWS = (
 def format_report(summary: Mapping[str, Any]) -> str:
     """The before/after table and where the outputs are."""
     before, after = summary.get("before", {}), summary.get("after", {})
-    lines = ["", f"{'held-out prompts':<28}{'before':>9}{'after':>9}"]
+    rows = []
     for label, key in _TABLE_ROWS:
         if key in before or key in after:
             b, a = before.get(key), after.get(key)
             fmt = lambda v: f"{v:>9.3f}" if isinstance(v, (int, float)) else f"{'-':>9}"  # noqa: E731
-            lines.append(f"{label:<28}{fmt(b)}{fmt(a)}")
+            rows.append(f"{label:<28}{fmt(b)}{fmt(a)}")
+    # no held-out evaluation (data.eval_size: 0): no empty table
+    lines = ["", f"{'held-out prompts':<28}{'before':>9}{'after':>9}", *rows] if rows else [""]
     lines.append(
         f"\n{summary.get('steps')} steps of {summary.get('preset')}; the run took {summary.get('wall_s')} s "
         f"({summary.get('model_prep_s', 0)} s of it building/warm-starting the model)"

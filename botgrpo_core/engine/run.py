@@ -375,7 +375,7 @@ def _start_metrics(
             log(f"warning: {metrics.path}: dropped {dropped}, torn by an interrupted write")
         ctx.evals = {r["step"]: r for r in metrics.read() if r["kind"] == "eval"}
         log(f"resuming from {last_checkpoint} (step {step})")
-    else:
+    elif run_data.eval:  # data.eval_size: 0 (or an empty eval file) evaluates nothing and says nothing
         log(f"evaluating the initial policy on {len(run_data.eval)} held-out prompts")
         ctx.run_eval(0)
     return ctx

@@ -22,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import random
 import sys
+import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
 
@@ -125,6 +126,7 @@ class BoTGRPOTrainer(GRPOTrainer):
         self._pending: tuple[MixtureOutput, list[Any]] | None = None
         # this batch's uncovered: group_mean figures (_centre_uncovered), logged with the batch
         self._fill_metrics: dict[str, float] = {}
+        self._phase_s = {"generate": 0.0, "score": 0.0}  # this batch's seconds in generation and in scoring
         self._pending_rewards: list[float | None] = []
         self._mixture_column = len(funcs)  # botgrpo's reward column, after the user's reward_funcs
         self._success_bound = None if funcs or environment_factory else self._max_outcome(self.mixture)
@@ -237,7 +239,9 @@ class BoTGRPOTrainer(GRPOTrainer):
         stops = {*self.eos_token_ids, self._tokenizer.pad_token_id}
         cut = [len(ids) > 0 and int(ids[-1]) not in stops for ids in completion_ids_list]
         samples = decode_samples(self.processing_class, texts, completion_ids_list, rows, truncated=cut)
+        start = time.perf_counter()
         mix = self.mixture.score_batch(samples)
+        self._phase_s["score"] += time.perf_counter() - start
         self._warn_failing_signals(mix)
         moments = rollout_moments(mix.token_rewards, mix.mask, nan_policy="mask")
         self._pending_rewards[:] = [
@@ -284,8 +288,22 @@ class BoTGRPOTrainer(GRPOTrainer):
             )
 
     # ---- advantages -------------------------------------------------------------------------------
+    def _generate(self, prompts: list[Any]) -> Any:
+        start = time.perf_counter()
+        try:
+            return super()._generate(prompts)
+        finally:
+            self._phase_s["generate"] += time.perf_counter() - start
+
     def _score_round(self, inputs: list[dict[str, Any]], mode: str) -> dict[str, Any]:
+        self._phase_s = {"generate": 0.0, "score": 0.0}
+        start = time.perf_counter()
         out = super()._generate_and_score_completions(inputs)
+        # time/batch_s: generation, scoring and TRL's log-probability passes of this batch; TRL's step_time
+        # minus it is the update (forward, backward, optimizer)
+        self._fill_metrics["time/batch_s"] = time.perf_counter() - start
+        self._fill_metrics["time/generate_s"] = self._phase_s["generate"]
+        self._fill_metrics["time/score_s"] = self._phase_s["score"]
         assert self._pending is not None, "TRL did not call _calculate_rewards"
         mix, samples = self._pending
         self._pending = None
