@@ -1,7 +1,7 @@
 """Grade-school word problems written for botgrpo (not drawn from any data set): one- to three-step arithmetic
 stories from templates, with exact integer answers, deterministic for a seed.
 
-    python scripts/make_word_problems.py            # writes benchmarks/botgrpo_bench/botgrpo_bench/data/word_problems.jsonl
+    python scripts/make_word_problems.py     # writes word_problems_{train,heldout}.jsonl in botgrpo_bench/data/
 
 Each row: ``id``, ``prompt`` (TRL's conversational format: one user message), ``answer`` (the number as text),
 ``steps`` (how many operations the story needs), ``template``, ``split`` (``heldout`` for every fifth problem of
@@ -17,7 +17,7 @@ import random
 from collections.abc import Callable
 from pathlib import Path
 
-OUT = Path(__file__).resolve().parents[1] / "benchmarks/botgrpo_bench/botgrpo_bench/data/word_problems.jsonl"
+OUT = Path(__file__).resolve().parents[1] / "benchmarks/botgrpo_bench/botgrpo_bench/data"
 INSTRUCTION = "Solve step by step, one calculation per line, then give the final answer as 'The answer is N.'"
 
 NAMES = ["Ava", "Ben", "Carla", "Dev", "Elena", "Farid", "Grace", "Hugo", "Iris", "Jamal", "Kira", "Leo"]
@@ -225,12 +225,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--per-template", type=int, default=25)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--output", type=Path, default=OUT)
+    parser.add_argument("--output", type=Path, default=OUT, help="folder for word_problems_<split>.jsonl")
     args = parser.parse_args()
     rows = make(args.per_template, args.seed)
-    args.output.parent.mkdir(parents=True, exist_ok=True)
-    args.output.write_text("".join(json.dumps(r) + "\n" for r in rows))
-    print(f"{len(rows)} problems -> {args.output}")
+    args.output.mkdir(parents=True, exist_ok=True)
+    for split in ("train", "heldout"):
+        part = [r for r in rows if r["split"] == split]
+        path = args.output / f"word_problems_{split}.jsonl"
+        path.write_text("".join(json.dumps(r) + "\n" for r in part))
+        print(f"{len(part)} problems -> {path}")
 
 
 if __name__ == "__main__":
