@@ -1,6 +1,9 @@
 """The answer-line check of ``sympy.steps``: does the stated final answer follow from the text above?
 
-+1 when it equals the last result (``31 cents`` after a result of 0.31); 0 when it is an earlier value or
++1 when it equals the last result (``31 cents`` after a result of 0.31) and the claim that gave that result was
+verified; 0 when it copies a result that was refuted (``15 + 26 + 72 = 80`` then ``#### 80``: the error already has
+its -1 on its own line, and a false alarm there must not spread) or never verified (a definition); 0 when it is an
+earlier value or
 any number written above (in prose, in the prompt, or in a claim that was not read: "she has five boxes
 of 8, that is 40 pens"), the last result times or over 100 (``75`` after ``3/4 = 0.75`` of a dollar), or not
 a rational number (``\\sqrt{7}``: digits "written above" say nothing of it); -1 only for a rational number
@@ -13,8 +16,8 @@ import re
 from fractions import Fraction
 from typing import Any
 
-from botgrpo_sympy.claimstate import StepState, short, show
-from botgrpo_sympy.numberformat import numbers_in
+from botgrpo_sympy.claimstate import StepState, copied_value_status, short, show
+from botgrpo_sympy.numberformat import numbers_in, written_in_base
 from botgrpo_sympy.numeval import Value, same
 
 #: "31 cents", "31¢": an answer in cents, compared with a result in dollars.
@@ -29,6 +32,14 @@ def written_in(value: Value, text: str) -> bool:
     return value in written or value * 100 in written
 
 
+def _copied(claim: str, state: StepState, reason: str) -> dict[str, Any]:
+    """An answer line equal to the last result: +1 only when the claim that gave the result was verified."""
+    status = copied_value_status(state.last_claims)
+    if status == "verified":
+        return {"claim": claim, "verdict": 1, "reason": reason}
+    return {"claim": claim, "verdict": 0, "reason": f"{reason}, which was {status}"}
+
+
 def answer_verdict(text: str, got: Value | None, state: StepState, above: str) -> dict[str, Any]:
     """The claim record for an answer line ``text`` with value ``got`` (None: not a number)."""
     claim = short(f"answer {text}")
@@ -38,9 +49,9 @@ def answer_verdict(text: str, got: Value | None, state: StepState, above: str) -
     if got is None:
         return {"claim": claim, "verdict": 0, "reason": "answer is not a number"}
     if same(got, last):
-        return {"claim": claim, "verdict": 1, "reason": "matches the last result"}
+        return _copied(claim, state, "matches the last result")
     if isinstance(got, Fraction) and _CENTS.search(text) and same(got / 100, last):
-        return {"claim": claim, "verdict": 1, "reason": "matches the last result, in cents"}
+        return _copied(claim, state, "matches the last result, in cents")
     if not isinstance(got, Fraction):
         # "\\sqrt{7}", "2\\pi": whether such a value "appears above" is not a question of written digits
         return {"claim": claim, "verdict": 0, "reason": f"not the last result {show(last)} (not refuted)"}
@@ -50,6 +61,13 @@ def answer_verdict(text: str, got: Value | None, state: StepState, above: str) -
             "claim": claim,
             "verdict": 0,
             "reason": f"the last result {show(last)} in hundredths or hundreds",
+        }
+    if written_in_base(text):
+        # "40_9": the text may give the value only in words ("thirty-six"), or in another base
+        return {
+            "claim": claim,
+            "verdict": 0,
+            "reason": f"an answer in a base, not the last result {show(last)}",
         }
     if any(same(got, v) for v in state.seen) or written_in(got, above):
         # An earlier value, or a number from the text: maybe the question asked for it. Not refuted.

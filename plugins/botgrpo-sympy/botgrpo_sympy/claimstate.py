@@ -7,6 +7,7 @@ joins branch verdicts (``x = 2 or x = 3``).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -40,6 +41,7 @@ class StepState:
     step_eqs: list[Any] = field(default_factory=list)  # equations of the current step
     last_side: Side | None = None  # the last side of the last chain (for continuations)
     last_value: Value | None = None  # its numeric value, if any
+    last_claims: list[dict[str, Any]] = field(default_factory=list)  # the records of the claim that gave it
     seen: list[Value] = field(default_factory=list)  # numeric values of every side so far
     cased: set[sympy.Symbol] = field(default_factory=set)  # variables given cases ("if x = 2", "x > 1")
     bound_at: dict[sympy.Symbol, int] = field(default_factory=dict)  # step that gave each carried value
@@ -109,6 +111,16 @@ def join_alternatives(results: list[dict[str, Any]]) -> None:
             r["verdict"], r["reason"] = 0, f"one of the alternatives the step lists ({r['reason']})"
 
 
+def copied_value_status(claims: list[dict[str, Any]]) -> str:
+    """What the claim that gave the last result says of it: ``verified`` (no link refuted and its last link
+    verified), ``refuted`` (a link refuted), else ``not verified`` (a definition, a premise, a claim not checkable).
+    Read when an answer line copies that result: verdicts changed later in the step (cases joined, claims the text
+    calls false) count, as the records are the step's own."""
+    if any(r["verdict"] == -1 for r in claims):
+        return "refuted"
+    return "verified" if claims and claims[-1]["verdict"] == 1 else "not verified"
+
+
 def span_of(start: int, end: int, results: list[dict[str, Any]]) -> tuple[int, int, float, dict[str, Any]]:
     """A step's span: -1 if a claim is refuted, else +1 if one is verified, else 0; meta lists the claims."""
     verdicts = [r["verdict"] for r in results]
@@ -122,8 +134,37 @@ def span_of(start: int, end: int, results: list[dict[str, Any]]) -> tuple[int, i
     return (start, end, value, meta)
 
 
+#: Where a sentence or clause ends between two claims of a step: ". ", "! ", "? ", "; ", ", " or a line break.
+_SENTENCE_END = re.compile(r"[.!?;,](?=\s)|\n")
+
+
+def sentence_spans(
+    text: str, start: int, end: int, groups: list[tuple[int, int, list[dict[str, Any]]]]
+) -> list[tuple[int, int, float, dict[str, Any]]]:
+    """A step ``text[start:end]`` cut into one span per clause holding claims: ``groups`` are each claim's
+    ``(start, end, records)`` in order; claims with no sentence or clause end between them share a span
+    ("$x = 2$ or $x = 3$"); the spans tile the step (the first starts at ``start``, each later one after the last
+    end before its first claim, the last ends at ``end``)."""
+    spans: list[tuple[int, int, float, dict[str, Any]]] = []
+    span_start, records, prev_end = start, [], None
+    for a, b, found in groups:
+        if prev_end is not None:
+            breaks = [m.end() for m in _SENTENCE_END.finditer(text, prev_end, a)]
+            if breaks:
+                cut = breaks[-1]
+                spans.append(span_of(span_start, cut, records))
+                span_start = cut + len(text[cut:a]) - len(text[cut:a].lstrip())
+                records = []
+        records = records + found
+        prev_end = b
+    spans.append(span_of(span_start, end, records))
+    return spans
+
+
 def short(text: str, limit: int = 160) -> str:
-    """Claim text for span meta, shortened (meta travels back from the worker and into logs)."""
+    """Claim text for span meta, runs of spaces joined (labels blanked out), shortened (meta travels back from
+    the worker and into logs)."""
+    text = re.sub(r"[ \t]{2,}", " ", text)
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 

@@ -15,7 +15,11 @@ alone, when a relation is not a claim to check against earlier values:
 - ``gives $2 = \\sqrt{16} + 5$, clearly not true``, ``... a contradiction``: a claim the text itself calls
   false (testing a root, an argument by contradiction): not refuted;
 - ``3.2 + 4.8 = 8 m``, ``3*19 = 57L``: a unit letter after the result of a calculation, dropped when
-  the letter is not a variable of the solution (``2s = 10`` and ``240g/5 = 48g`` keep it).
+  the letter is not a variable of the solution (``2s = 10`` and ``240g/5 = 48g`` keep it);
+- ``48 bags * 6 marbles = 280``, ``12 cookies at $2 each = $24``: nouns between a number and an operator are
+  labels of the number, blanked out (``at`` a price is a product); not a measure unit before ``+``/``-``/``/``
+  (``2 hours + 30 minutes`` is no sum of the numbers, ``450 km / 5 h`` a rate), and never before ``=`` after a bare number
+  (``2 miles = 3520 yards`` converts units).
 """
 
 from __future__ import annotations
@@ -84,8 +88,12 @@ def continues_list(lead: str) -> bool:
     return bool(_LIST_GLUE.match(lead))
 
 
-#: Words that open another case of a case analysis ("in the second, $x - 1 = -4$"): every claim there is about it.
-_NEW_CASE = re.compile(r"(?i)\b(?:case|first|second|third|other|another|otherwise|alternatively)\b")
+#: Words that open another case of a case analysis ("in the second, $x - 1 = -4$", "for the right piece", "in part
+#: (b)"): every claim there is about it.
+_NEW_CASE = re.compile(
+    r"(?i)\b(?:case|first|second|third|other|another|otherwise|alternatively|pieces?|branch(?:es)?|intervals?|"
+    r"region|part)\b"
+)
 
 
 def opens_case(lead: str) -> bool:
@@ -202,3 +210,116 @@ def is_operator_word(word: str, before: str) -> bool:
 def ratio_colon(text: str, pos: int) -> bool:
     """``3:2``, ``2:30``: a colon between digits (a ratio or a time); what follows is not a whole side."""
     return text[pos] == ":" and text[pos - 1 : pos].isdigit() and text[pos + 1 : pos + 2].isdigit()
+
+
+#: Words that are never a number's label: prose glue and math words.
+_NOT_LABELS = frozenset(
+    [
+        "and",
+        "or",
+        "is",
+        "are",
+        "was",
+        "were",
+        "so",
+        "then",
+        "to",
+        "of",
+        "in",
+        "on",
+        "by",
+        "per",
+        "for",
+        "the",
+        "a",
+        "an",
+        "it",
+        "its",
+        "this",
+        "that",
+        "which",
+        "with",
+        "than",
+        "as",
+        "if",
+        "plus",
+        "minus",
+        "times",
+        "over",
+        "divided",
+        "mod",
+        "modulo",
+        "choose",
+        "equals",
+        "equal",
+        "makes",
+        "make",
+        "gives",
+        "give",
+        "total",
+        "percent",
+        "half",
+        "halves",
+        "third",
+        "thirds",
+        "quarter",
+        "quarters",
+        "dozen",
+        "dozens",
+        "hundred",
+        "hundreds",
+        "thousand",
+        "thousands",
+        "million",
+        "millions",
+        "billion",
+        "score",
+    ]
+)
+#: Measure units: numbers labelled with different ones do not add (``2 hours + 30 minutes``).
+_MEASURES = re.compile(
+    r"(?i)^(?:hours?|hrs?|minutes?|mins?|seconds?|secs?|days?|weeks?|months?|years?|km|cm|mm|meters?|metres?|"
+    r"miles?|feet|foot|ft|inch(?:es)?|yards?|kg|grams?|pounds?|lbs?|ounces?|oz|liters?|litres?|ml|cups?|"
+    r"gallons?|quarts?|pints?|dollars?|cents?|dozens?|tons?)$"
+)
+_LABELLED = re.compile(
+    r"(?<![\w.\\^_{])(\d[\d,.]*%?)((?:[ \t]+[A-Za-z][a-z'-]+){1,2})"
+    r"(?=[ \t]*([-+*/×÷−–=]|x(?=[ \t]*[$€£]?\d)|at(?=[ \t]+[$€£]?\d)))"
+)
+_AFTER_PRICE = re.compile(r"[ \t]+(?:each|apiece|per[ \t]+[a-z]+)(?=[ \t]*=)")
+_OPERATOR_BEFORE = re.compile(r"\d%?[ \t]*[-+*/×÷−–x][ \t]*[$€£]?$")
+
+
+def blank_labels(text: str) -> str:
+    """``48 bags * 6 marbles = 280`` -> ``48      * 6         = 280`` (same length: offsets stay valid).
+
+    A noun (one or two words) between a number and an arithmetic operator labels the number; ``N things at $P
+    (each) = T`` is ``N * P = T``. Before ``=`` the words go only when the number ends a calculation
+    (``* 6 marbles =``). Measure units are kept before ``+``/``-``/``/``, so the sum or rate stays unread (0)."""
+    if not any(c.isdigit() for c in text):
+        return text
+    chars = list(text)
+    for m in _LABELLED.finditer(text):
+        words = m.group(2).split()
+        op = m.group(3).strip()
+        if any(w.lower() in _NOT_LABELS or w.lower() in _WORD_OK_WORDS for w in words):
+            continue
+        if op in "+-−–/÷" and any(_MEASURES.match(w) for w in words):
+            continue  # "2 hours + 30 minutes", "450 km / 5 h": units, not labels
+        if op == "=" and not _OPERATOR_BEFORE.search("".join(chars[: m.start(1)])):
+            continue
+        for k in range(m.start(2), m.end(2)):
+            chars[k] = " "
+        if op == "at":
+            at = m.end(2) + len(text[m.end(2) :]) - len(text[m.end(2) :].lstrip(" \t"))
+            chars[at], chars[at + 1] = "*", " "
+            after = _AFTER_PRICE.search(text, at + 2)
+            price = re.match(r"[ \t]*[$€£]?\d[\d,.]*", text[at + 2 :])
+            if after is not None and price is not None and after.start() == at + 2 + price.end():
+                for k in range(after.start(), after.end()):
+                    chars[k] = " "
+    return "".join(chars)
+
+
+#: Function names a run of math may hold (segments' list): never labels.
+_WORD_OK_WORDS = frozenset(["sqrt", "sin", "cos", "tan", "log", "ln", "exp", "abs", "gcd", "lcm", "pi"])

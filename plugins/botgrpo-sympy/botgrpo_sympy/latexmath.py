@@ -126,6 +126,10 @@ ALLOWED_COMMANDS = frozenset(
 )
 _COMMAND = re.compile(r"\\([A-Za-z]+)")
 _SPACING = re.compile(r"\\[,;:! ]|~")
+#: ``2(5)``: a number right before a parenthesis is a product. The grammar reads it as ``2 + 5`` inside braces
+#: (``\\sqrt{11 - 2(5)}`` was ``\\sqrt{4}``), so the product is written out first.
+#: (Not after ``^`` / ``_``: ``\\sin^2 \\left(...\\right)`` is a power of a function.)
+_NUMBER_BEFORE_PAREN = re.compile(r"(?<![\w.\\^_])(\d+(?:\.\d+)?)\s*(?=(?:\\left\s*)?\()")
 _NUMBER = re.compile(r"^(\d*)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$")
 _BINOM = re.compile(r"\\binom\s*\{\s*(\d{1,3})\s*\}\s*\{\s*(\d{1,3})\s*\}")
 
@@ -224,7 +228,7 @@ def parse_latex(text: str, limits: Limits) -> Any:
 @functools.lru_cache(maxsize=4096)
 def _parse_latex_cached(text: str, limits: Limits) -> Any:
     check_latex_text(text, limits)
-    text = _SPACING.sub(" ", text)
+    text = _NUMBER_BEFORE_PAREN.sub(r"\1 \\cdot ", _SPACING.sub(" ", text))
     try:
         normalized = normalize_latex(text, _NORMALIZATION)
     except Exception as exc:

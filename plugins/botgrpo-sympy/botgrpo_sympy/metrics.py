@@ -124,6 +124,22 @@ class ProseFigures:
         return sum(s[3] for s in picked), len(picked)
 
 
+def line_values(completion: str, spans: Iterable[Any]) -> list[float]:
+    """One value per line that holds a span, in order: -1 if a span starting in it is -1, else +1 if one is +1,
+    else 0 (a step's value when ``step_split: lines``, whether its claims got one span or one per clause).
+
+    ``spans``: ``(start, end, value, meta)`` tuples or ``Span`` objects."""
+    per_line: dict[int, list[float]] = {}
+    for span in spans:
+        start, value = (span[0], span[2]) if isinstance(span, tuple) else (span.start, span.value)
+        per_line.setdefault(completion.count("\n", 0, start), []).append(value)
+    out = []
+    for line in sorted(per_line):
+        values = per_line[line]
+        out.append(-1.0 if -1.0 in values else 1.0 if 1.0 in values else 0.0)
+    return out
+
+
 def prose_figures(records: list[dict], spans_per_record: list[list[float]]) -> ProseFigures:
     """Collect the outcome of every line (``spans_per_record``: one value per line, in order)."""
     rows, solutions = [], []

@@ -10,7 +10,8 @@ same way everywhere:
 - currency glued to a number: ``$40``, ``\\$40``, ``€5``, ``£5`` (the sign is dropped);
 - leading-dot decimals: ``.5`` is ``0.5``;
 - mixed numbers: ``3 1/2`` is ``(3+1/2)`` (a proper fraction after a whole number and one space);
-  a fraction after ``÷`` is the divisor (``2 1/2 ÷ 1/4`` is ``2 1/2 / (1/4)``);
+  a fraction after ``÷``, or written tight after a spaced ``/``, is the divisor (``2 1/2 ÷ 1/4`` and
+  ``1 1/2 / 1/2`` are ``2 1/2 / (1/4)`` and ``1 1/2 / (1/2)``);
 - percents: ``25%`` and ``25\\%`` are ``(25/100)``; :func:`percent_label` gives the other reading of a
   bare ``24%`` (``... * 100 = 24%``, where the sign is a label);
 - numerals in a base: ``724_{10}``, ``2053_7`` (base 2 to 16) are their decimal value;
@@ -50,6 +51,8 @@ SCAN_NUMBER = rf"(?:[$€£]\s?)?(?:\d+(?:{_GROUP_SPACE}\d{{3}})*(?:\.\d+)?|\.\d
 
 #: "2 1/2 ÷ 1/4": the fraction after a division sign is the divisor (not "÷ 1, then / 4").
 _DIVIDE_BY_FRACTION = re.compile(r"÷\s*(\d+\s*/\s*\d+|\d+ \d+/\d+)(?![\d/])")
+#: "1 1/2 / 1/2": a fraction written tight after a spaced slash is the divisor, as after "÷" (the spaces group it).
+_SPACED_SLASH_FRACTION = re.compile(r"(?<=[\d)])[ \t]+/[ \t]+(\d+/\d+|\d+ \d+/\d+)(?![\d/.])")
 _CURRENCY = re.compile(r"\\?[$€£]\s?(?=\.?\d)")
 _SPACE_GROUPS = re.compile(rf"(?<![\d.,])\d{{1,3}}(?:(?:{_GROUP_SPACE}| )\d{{3}})+(?![\d/.]|,\d| \d+/)")
 _LATEX_COMMA = re.compile(r"(?<=\d)\{,\}(?=\d{3})")
@@ -131,6 +134,8 @@ def normalize(text: str) -> str:
     if "_" in text:
         text = _BASE_NUMERAL.sub(_in_base, text)
     text = _DIVIDE_BY_FRACTION.sub(r"/(\1)", text)
+    if "/" in text:
+        text = _SPACED_SLASH_FRACTION.sub(r" / (\1)", text)
     text = text.translate(SIGNS)
     text = _CURRENCY.sub("", text)
     text = _LATEX_COMMA.sub("", text)
@@ -167,6 +172,16 @@ def percent_label(text: str) -> str | None:
     """``24%`` read with the sign as a label (``24``), for a bare percent; else None."""
     m = _BARE_PERCENT.match(text)
     return m.group(1) if m else None
+
+
+def degrees_outside_trig(text: str) -> bool:
+    """A degree mark with no trigonometric function in ``text`` (``100^\\circ``): :func:`degrees` drops it."""
+    return bool(DEGREE.search(text)) and not TRIG.search(text)
+
+
+def written_in_base(text: str) -> bool:
+    """A numeral with a base subscript other than 10 (``40_9``, ``1011_{2}``)."""
+    return "_" in text and any((m.group(2) or m.group(3)) != "10" for m in _BASE_NUMERAL.finditer(text))
 
 
 def degrees(text: str, *, latex: bool) -> str:

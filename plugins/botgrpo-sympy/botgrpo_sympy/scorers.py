@@ -154,4 +154,5 @@ class StepsScorer(_PoolScorer):
     kind = "steps"
 
     def score(self, samples: Sequence[Sample]) -> list[list[Span] | SampleError]:
-        return self.run([(s.prompt, s.completion) for s in samples])
+        # truncated: the length cap cut the completion, so its last line is read as no claim
+        return self.run([(s.prompt, s.completion, s.truncated) for s in samples])

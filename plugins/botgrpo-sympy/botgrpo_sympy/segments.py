@@ -110,7 +110,9 @@ _RUN_TOKEN = re.compile(
       |(?P<rel><=|>=|!=|=>|->|[=<>≤≥≠≈⇒⟹→∴])
       |(?P<op>\*\*|[-+*/^()!×÷·⋅∗−–‒²³π√∞|{}_⌊⌋⌈⌉°])
       |(?P<comma>,)
-      |(?P<ws>[ \t]+)""".replace("{number}", numberformat.SCAN_NUMBER),
+      |(?P<ws>[ \t{spaces}]+)""".replace("{number}", numberformat.SCAN_NUMBER).replace(
+        "{spaces}", numberformat.GROUP_SPACES
+    ),
     re.VERBOSE,
 )
 _BREAK_COMMANDS = frozenset({"text", "textbf", "mathrm", "quad", "qquad", "mbox", "hbox"})
@@ -217,14 +219,14 @@ def _depths(text: str) -> list[int]:
 
 def _claims_in(piece: Piece, latex: bool) -> list[Claim]:
     claims: list[Claim] = []
-    # Arrows and (in LaTeX) "," / "\quad" separate independent statements.
+    # Arrows and (in LaTeX) "," / "\quad" / a line break "\\" (a system in $$...$$) separate independent statements.
     parts = [(piece.start, piece.end)]
     cut = [(m.start(), m.end()) for m in _ARROWS.finditer(piece.text)]
     if latex:
         depth = _depths(piece.text)
         cut += [
             (m.start(), m.end())
-            for m in re.finditer(r",\s|\\q?quad|\\text\{[^{}]*\}|;", piece.text)
+            for m in re.finditer(r",\s|\\q?quad|\\text\{[^{}]*\}|;|\\\\", piece.text)
             if depth[m.start()] == 0
         ]
     if cut:
@@ -326,14 +328,15 @@ def find_claims(step: Piece) -> list[Claim]:
     text = _plain_dollars(text)
     pos = 0
     for m in _LATEX_DELIMS.finditer(text):
-        for run in _runs(text[pos : m.start()], step.start + pos):
+        # outside LaTeX, "48 bags * 6 marbles = 280": the nouns are labels of the numbers (blanked)
+        for run in _runs(claimtext.blank_labels(text[pos : m.start()]), step.start + pos):
             claims += _claims_in(run, latex="\\" in run.text or "{" in run.text)
         group = next(g for g in range(1, 5) if m.group(g) is not None)
         inner = _trimmed(text, m.start(group), m.end(group))
         if inner is not None:
             claims += _claims_in(Piece(inner.text, step.start + inner.start, step.start + inner.end), True)
         pos = m.end()
-    for run in _runs(text[pos:], step.start + pos):
+    for run in _runs(claimtext.blank_labels(text[pos:]), step.start + pos):
         claims += _claims_in(run, latex="\\" in run.text or "{" in run.text)
     return claims
 

@@ -13,8 +13,9 @@ side is empty continues the previous chain (``= x^2 + 2x + 1`` on the next line)
 is -1 if any claim is refuted, else +1 if any is verified, else 0; its meta lists each claim.
 
 It is the one home of the verdict order above (which check runs first, what a link carries to the next
-one); reading the prompt's premises and a side (``premises``), the answer, case and claim-text jobs live
-in their own modules (``answer``, ``answerline``, ``cases``, ``claimtext``).
+one); reading the prompt's premises and a side (``premises``), the demo fast path (``fastpath``), the answer, case
+and claim-text jobs live in their own modules (``answer``, ``answerline``, ``cases``, ``claimtext``). A completion
+the length cap cut (``truncated``) has its last line read as no claim.
 """
 
 from __future__ import annotations
@@ -31,13 +32,14 @@ import sympy
 from botgrpo_sympy import claimtext
 from botgrpo_sympy.answer import scalar_text
 from botgrpo_sympy.answerline import answer_verdict
-from botgrpo_sympy.cases import ORDER, start_case
+from botgrpo_sympy.cases import ORDER, forget_angles, start_case
 from botgrpo_sympy.claimstate import (
     Side,
     StepState,
     assignment,
     join_alternatives,
     join_branches,
+    sentence_spans,
     short,
     show,
     span_of,
@@ -45,6 +47,7 @@ from botgrpo_sympy.claimstate import (
 )
 from botgrpo_sympy.comparisons import compare, drop_result_unit, looks_like_rewrite, other_readings, rounded
 from botgrpo_sympy.equality import Outcome, Verdict, constant_difference, equal, free_symbols, implied
+from botgrpo_sympy.fastpath import fast_arithmetic
 from botgrpo_sympy.limits import CHECK_FAILURES, UNREADABLE
 from botgrpo_sympy.mathparse import parse_value
 from botgrpo_sympy.numeval import Evaluator, Value
@@ -54,23 +57,24 @@ from botgrpo_sympy.segments import ANSWER_HEADER, Claim, Piece, extract_answer, 
 
 #: Failures inside one claim's check (sympy/mpmath internals): that claim scores 0, the rest goes on.
 _CLAIM_FAILURES = (*CHECK_FAILURES, sympy.polys.polyerrors.BasePolynomialError, mpmath.libmp.NoConvergence)
-#: A step that is one integer operation and its result, written without spaces (the demo format).
-_SIMPLE_STEP = re.compile(r"(\d{1,15})([-+*])(\d{1,15})=(-?\d{1,16})\Z")
-#: A step that only states an integer answer in the demo format ("A: 14").
-_SIMPLE_ANSWER = re.compile(r"A:[ \t]*(-?\d{1,16})\Z")
 
 
 class StepChecker:
     """Checks the steps of one completion; ``check`` returns ``(start, end, value, meta)`` tuples."""
 
-    def __init__(self, params: StepsParams, prompt: str, completion: str) -> None:
+    def __init__(self, params: StepsParams, prompt: str, completion: str, truncated: bool = False) -> None:
         self.params = params
+        # A completion the length cap cut: its last line (after the last newline) is unfinished, no claim.
+        self.cut = completion.rfind("\n") + 1 if truncated else len(completion)
         self.limits = params.limits
         self.completion = completion
         self.prompt = prompt
         self._step_start = 0
         self._step_index = 0
         self._answer_header = False  # the last step was a bare "# Answer" line
+        self._groups: list[
+            tuple[int, int, list[dict[str, Any]]]
+        ] = []  # the current step's claims and records
         seed = params.seed ^ zlib.crc32(completion.encode("utf-8", "replace"))
         self.rng = random.Random(seed)
         self.state = StepState()
@@ -107,40 +111,45 @@ class StepChecker:
                 out.append(
                     (step.start, step.end, 0.0, {"claims": [], "status": "not checked (max_step_chars)"})
                 )
+            elif step.end > self.cut:
+                out += self._check_cut_step(step)
             else:
-                out.append(self._check_step(step))
+                out += self._check_step(step)
         return out
 
-    def _check_step(self, step: Piece) -> tuple[int, int, float, dict[str, Any]]:
+    def _check_cut_step(self, step: Piece) -> list[tuple[int, int, float, dict[str, Any]]]:
+        """A step that reaches into the unfinished last line: its finished lines are checked, the cut line is a 0
+        span of its own ("2. 36 + 14 = 5" where the cap cut "50" is no claim)."""
+        status = {"claims": [], "status": "not checked: the last line, cut by the length cap"}
+        cut = max(self.cut, step.start)
+        line = Piece(self.completion[cut : step.end], cut, step.end)
+        head = self.completion[step.start : cut].rstrip()
+        out = self._check_step(Piece(head, step.start, step.start + len(head))) if head.strip() else []
+        stripped = line.text.lstrip()
+        start = line.start + len(line.text) - len(stripped)
+        return [*out, (start, line.end, 0.0, status)] if stripped else out
+
+    def _check_step(self, step: Piece) -> list[tuple[int, int, float, dict[str, Any]]]:
+        """The step's span, or one span per sentence with claims when it has claims in several sentences (a
+        paragraph gets a verdict per claim, not one for the whole)."""
         self._step_start = step.start
         self._step_index += 1
+        self._groups = []
         results = self._fast_arithmetic(step.text)
         if results is None:
             results = self._claims_of(step)
-        return span_of(step.start, step.end, results)
+        if len(self._groups) > 1:
+            return sentence_spans(self.completion, step.start, step.end, self._groups)
+        return [span_of(step.start, step.end, results)]
 
     def _fast_arithmetic(self, text: str) -> list[dict[str, Any]] | None:
-        """``17+5=22``: one integer operation, checked with Python ints, no tokenizer or sympy.
-
-        Gives exactly what the general path gives for such a line (tested), ~20x faster: the
-        demo task's steps are all of this form.
-        """
-        m = _SIMPLE_STEP.match(text)
-        if m is None:
-            answer = _SIMPLE_ANSWER.match(text) if self.params.answer_pattern is None else None
-            if answer is not None and self.params.check_answer_line:
-                return [self._answer_result(text[answer.start(1) :], Fraction(int(answer.group(1))))]
-            return None
-        a, op, b, c = int(m.group(1)), m.group(2), int(m.group(3)), int(m.group(4))
-        value = a + b if op == "+" else a - b if op == "-" else a * b
-        st = self.state
-        left, right = m.group(1) + op + m.group(3), m.group(4)
-        st.seen += [Fraction(value), Fraction(c)]
-        st.last_side = Side(right, value=Fraction(c))
-        st.last_value = Fraction(c)
-        ok = value == c
-        reason = "arithmetic" if ok else f"{value} != {c}"
-        return [{"claim": f"{left} = {right}", "verdict": 1 if ok else -1, "reason": reason}]
+        """``17+5=22`` / ``A: 14`` in the demo format without the tokenizer (``fastpath``), else None."""
+        p = self.params
+        answer = p.check_answer_line and p.answer_pattern is None
+        found = fast_arithmetic(text, self.state, answer)
+        if isinstance(found, tuple):  # "A: 14"
+            return [self._answer_result(*found)]
+        return found
 
     def _claims_of(self, step: Piece) -> list[dict[str, Any]]:
         for letter in claimtext.declared_letters(step.text):
@@ -171,11 +180,12 @@ class StepChecker:
             in_case = case and named
             try:
                 # a claim that opens its own $...$ cannot continue the words before it
-                lost_left = not claimtext.opens_math(lead) and claimtext.may_have_lost_left_operand(
-                    lead, claim.sides[0].text
-                )
+                # (a "$" before a number outside LaTeX is currency: "12 cookies at $2 = $24" opens no math)
+                opens = claim.latex and claimtext.opens_math(lead)
+                lost_left = not opens and claimtext.may_have_lost_left_operand(lead, claim.sides[0].text)
                 new_case = claimtext.opens_case(lead)
                 found = self._check_claim(claim, at_start, case or new_case, lost_left, new_case)
+                forget_angles(self.state, [side.text for side in claim.sides])
                 if claimtext.stated_false(lead, trail):
                     for r in found:
                         if r["verdict"] == -1:  # "gives 2 = sqrt(16) + 5, clearly not true"
@@ -183,7 +193,9 @@ class StepChecker:
                 results += found
             except _CLAIM_FAILURES as exc:  # a bug or an overflow deep in a library: this claim is 0
                 text = short(" ".join(s.text for s in claim.sides))
-                results.append({"claim": text, "verdict": 0, "reason": f"not checked: {type(exc).__name__}"})
+                found = [{"claim": text, "verdict": 0, "reason": f"not checked: {type(exc).__name__}"}]
+                results += found
+            self._groups.append((claim.sides[0].start, claim.sides[-1].end, found))
         if self.state.step_eqs:
             self.state.recent_eqs, self.state.step_eqs = self.state.step_eqs, []
         join_branches(results)
@@ -218,7 +230,7 @@ class StepChecker:
         sides = drop_result_unit(sides, {str(s) for s in st.known}, self.limits, claim.latex)
         relations = list(claim.relations)
         if case or any(r in ORDER for r in relations):
-            started = start_case(st, sides, relations, self._numeric, new_case)
+            started = start_case(st, sides, relations, self._numeric, new_case, self._step_index)
             if started is not None:
                 return started
         # "= x^2 + 2x + 1" opening a step continues the previous chain.
@@ -241,14 +253,24 @@ class StepChecker:
             and (len(sides) > 2 or not free_symbols(sides[1].value) - st.known - set(st.env))
         ):
             defined, first = head, 1  # "y = 2x + 1": a definition, no claim
-        results = self._check_links(sides, relations, first, rewriting, lost_left)
-        self._carry(sides, defined)
+        # "2x + 1 = (x - 1)^2 = x^2 - 2x + 1" (after squaring): the first link of a chain may be an equation, the
+        # later links rewrite its right side; it is a rewrite only when it looks like one (same degree).
+        head_equation = len(sides) > 2 and not continued
+        results = self._check_links(sides, relations, first, rewriting, lost_left, head_equation)
+        self._carry(sides, defined, results)
         return results
 
     def _check_links(
-        self, sides: list[Side], relations: list[str], first: int, rewriting: bool, lost_left: bool
+        self,
+        sides: list[Side],
+        relations: list[str],
+        first: int,
+        rewriting: bool,
+        lost_left: bool,
+        head_equation: bool = False,
     ) -> list[dict[str, Any]]:
-        """The verdict of each link ``sides[i] relations[i] sides[i+1]`` from ``first`` on."""
+        """The verdict of each link ``sides[i] relations[i] sides[i+1]`` from ``first`` on (``head_equation``: the
+        first link, if it has variables, is read as an equation unless it looks like a rewrite)."""
         results = []
         for i in range(first, len(relations)):
             a, b, rel = sides[i], sides[i + 1], relations[i]
@@ -260,7 +282,8 @@ class StepChecker:
             else:
                 try:
                     named = i == 0 and isinstance(a.value, sympy.Symbol)
-                    outcome = self._check_link(a, rel, b, rewriting and not named)
+                    equation = i == 0 and head_equation and bool(free_symbols(a.value, b.value))
+                    outcome = self._check_link(a, rel, b, rewriting and not named and not equation)
                 except UNREADABLE as exc:
                     outcome = Outcome(Verdict.UNKNOWN, str(exc))
             if i == 0 and lost_left and outcome.verdict is Verdict.FALSE:
@@ -281,8 +304,9 @@ class StepChecker:
             results.append(result)
         return results
 
-    def _carry(self, sides: list[Side], defined: sympy.Symbol | None) -> None:
-        """Remember what the claim established: its symbols, values and last result."""
+    def _carry(self, sides: list[Side], defined: sympy.Symbol | None, results: list[dict[str, Any]]) -> None:
+        """Remember what the claim established: its symbols, values and last result (with ``results``, the
+        claim's records, which say whether that result was verified)."""
         st = self.state
         for s in sides:
             if s.value is not None:
@@ -295,7 +319,7 @@ class StepChecker:
             st.last_side = last
             value = self._numeric(last.value)
             if value is not None:
-                st.last_value = value
+                st.last_value, st.last_claims = value, results
                 if defined is not None:
                     st.env[defined], st.bound_at[defined] = value, self._step_index
 
@@ -358,6 +382,13 @@ class StepChecker:
                 rebound = self._rebind(*assignment(a, b), g)
                 if rebound is not None:
                     return rebound
+            both = free_symbols(a.value) & free_symbols(b.value)
+            if at_values.verdict is Verdict.FALSE and both and assignment(a, b) is None:
+                # "x = 6." then "x = 0.42 + 0.3x": an equation to solve with the letter on both sides is a new
+                # use of the letter (the next part of a problem), not a claim about its old value
+                for symbol in both:
+                    st.forget(symbol)
+                at_values = Outcome(Verdict.UNKNOWN, "")
             if at_values.verdict is not Verdict.UNKNOWN:
                 return Outcome(at_values.verdict, f"with {shown}: {at_values.reason}")
         systems: list[list[Any]] = []
@@ -418,7 +449,7 @@ class StepChecker:
 
 
 def check_steps(
-    params: StepsParams, prompt: str, completion: str
+    params: StepsParams, prompt: str, completion: str, truncated: bool = False
 ) -> list[tuple[int, int, float, dict[str, Any]]]:
-    """All step spans of one completion."""
-    return StepChecker(params, prompt, completion).check()
+    """All step spans of one completion (``truncated``: the length cap cut it, ``Sample.truncated``)."""
+    return StepChecker(params, prompt, completion, truncated).check()

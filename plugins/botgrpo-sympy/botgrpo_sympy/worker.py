@@ -233,13 +233,16 @@ def answer_task(items: list[tuple[str, str]]) -> list[tuple[float, dict[str, Any
     return _each(items, lambda item: check_answer(params, item[0], item[1]))
 
 
-def steps_task(items: list[tuple[str, str]]) -> list[list[Span]]:
-    """``[(prompt, completion)] -> [spans]`` in a checker process."""
+def steps_task(items: list[tuple[str, str, bool]]) -> list[list[Span]]:
+    """``[(prompt, completion, truncated)] -> [spans]`` in a checker process."""
     from botgrpo_sympy.steps import check_steps
 
     params = _CONFIG["params"]
     return _each(
-        items, lambda item: [Span(s, e, v, meta) for s, e, v, meta in check_steps(params, item[0], item[1])]
+        items,
+        lambda item: [
+            Span(s, e, v, meta) for s, e, v, meta in check_steps(params, item[0], item[1], item[2])
+        ],
     )
 
 

@@ -22,7 +22,14 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 from botgrpo_core.signals import Sample, SampleError
-from botgrpo_sympy.metrics import FEATURES, StepMetrics, issue27_goals, prose_figures, prose_goals
+from botgrpo_sympy.metrics import (
+    FEATURES,
+    StepMetrics,
+    issue27_goals,
+    line_values,
+    prose_figures,
+    prose_goals,
+)
 from botgrpo_sympy.params import AnswerParams, StepsParams
 from botgrpo_sympy.plugin import ANSWER, STEPS
 
@@ -52,8 +59,9 @@ def evaluate_steps(workers: int) -> None:
         if isinstance(result, SampleError):
             errors += 1
             continue
-        for step, span in zip(record["steps"], result, strict=True):
-            pair = (step["label"], int(span.value))
+        completion = "\n".join(s["text"] for s in record["steps"])
+        for step, value in zip(record["steps"], line_values(completion, result), strict=True):
+            pair = (step["label"], int(value))
             cat = record["category"]
             family = cat if cat.startswith("heldout") else "dev"
             groups[cat].append(pair)
@@ -91,7 +99,10 @@ def evaluate_prose(workers: int) -> None:
         scorer.close()
     errors = [r["id"] for r, res in zip(records, results, strict=True) if isinstance(res, SampleError)]
     ok = [(r, res) for r, res in zip(records, results, strict=True) if not isinstance(res, SampleError)]
-    fig = prose_figures([r for r, _ in ok], [[s.value for s in res] for _, res in ok])
+    fig = prose_figures(
+        [r for r, _ in ok],
+        [line_values("\n".join(x["text"] for x in r["lines"]), res) for r, res in ok],  # one value per line
+    )
     print(f"### sympy.steps on the prose corpus ({len(records)} solutions, params {PROSE_PARAMS})\n")
     print("| figure | all | dev | held-out | goal | met (all) |")
     print("|---|---|---|---|---|---|")

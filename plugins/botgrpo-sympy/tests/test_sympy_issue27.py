@@ -16,6 +16,7 @@ import sympy
 from botgrpo_sympy.equality import constant_difference, solutions
 from botgrpo_sympy.limits import Unsupported
 from botgrpo_sympy.mathparse import parse_value
+from botgrpo_sympy.metrics import line_values
 from botgrpo_sympy.numberformat import normalize, percent_between_numbers
 from botgrpo_sympy.params import StepsParams
 from botgrpo_sympy.steps import check_steps
@@ -25,7 +26,7 @@ LIMITS = PROSE.limits
 
 
 def _values(prompt: str, completion: str) -> list[int]:
-    return [int(v) for *_, v, _ in check_steps(PROSE, prompt, completion)]
+    return [int(v) for v in line_values(completion, check_steps(PROSE, prompt, completion))]  # one per line
 
 
 @pytest.mark.parametrize(
@@ -153,10 +154,12 @@ def test_each_cause(cause: str, prompt: str, completion: str, expected: list[int
     [
         (
             "# Answer, then the answer on a line of its own",
-            "So $x = \\sqrt{7}$.\n# Answer\n\n\\sqrt{7}",
-            [0, 0, 1],
+            "So $x = \\sqrt{28}/2 = \\sqrt{7}$.\n# Answer\n\n\\sqrt{7}",
+            [1, 0, 1],
         ),
-        ("# Answer with a radical", "So $x = 2\\sqrt{3}$.\n# Answer 2\\sqrt{3}", [0, 1]),
+        ("# Answer with a radical", "So $x = \\sqrt{12} = 2\\sqrt{3}$.\n# Answer 2\\sqrt{3}", [1, 1]),
+        # issue 36: an answer copying a value no claim verified (a definition) earns nothing
+        ("# Answer after a definition", "So $x = 2\\sqrt{3}$.\n# Answer 2\\sqrt{3}", [0, 0]),
         ("an irrational answer is not refuted", "So $x = 2\\sqrt{3}$.\n# Answer 3\\sqrt{2}", [0, 0]),
         ("cents after a result in dollars", "So $p = 0.93/3 = 0.31$.\nThe answer is 31 cents.", [1, 1]),
         ("a wrong number of cents", "So $p = 0.93/3 = 0.31$.\nThe answer is 34 cents.", [1, -1]),

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from botgrpo_sympy.metrics import issue27_goals, prose_figures, prose_goals
+from botgrpo_sympy.metrics import issue27_goals, line_values, prose_figures, prose_goals
 from botgrpo_sympy.params import StepsParams
 from botgrpo_sympy.steps import check_steps
 
@@ -33,7 +33,7 @@ def corpus() -> list[dict]:
 
 
 def _values(prompt: str, completion: str) -> list[float]:
-    return [v for *_, v, _ in check_steps(PROSE, prompt, completion)]
+    return line_values(completion, check_steps(PROSE, prompt, completion))  # one value per line
 
 
 def test_the_corpus_meets_the_issue_goals(corpus: list[dict]) -> None:

@@ -181,9 +181,10 @@ def test_fast_arithmetic_path_equals_the_general_path(a: int, b: int, op: str, c
     fast, slow = StepChecker(PARAMS, "Q:", completion), StepChecker(PARAMS, "Q:", completion)
     steps = split_steps(completion)
     assert [fast._check_step(s) for s in steps] == [
-        span_of(s.start, s.end, slow._claims_of(s)) for s in steps
+        [span_of(s.start, s.end, slow._claims_of(s))] for s in steps
     ]
     assert fast.state.last_value == slow.state.last_value and fast.state.seen == slow.state.seen
+    assert fast.state.last_claims == slow.state.last_claims  # what an answer line copies: verified or not
 
 
 def test_a_completions_verdicts_do_not_depend_on_which_one_the_worker_checked_first() -> None:
