@@ -12,7 +12,7 @@ Rules (names are the keys of ``RulesParams.weights``):
 - ``unclosed_tag``: an opening tag never closed, or a closing tag with no open tag of its name
   (tags matched by name and indentation, so the orphan is blamed, not its ancestors).
 - ``class_attribute``: ``class=`` (or ``for=``) on a DOM element, where React wants ``className``
-  (``htmlFor``).
+  (``htmlFor``); ``class=`` on a component too, unless the file reads a ``class`` prop.
 - ``missing_export``: the prompt asks for an exported component and none is exported.
 
 One linear walk (:mod:`botgrpo_jsx.walk`) gathers calls, tags, exports and declared names with their
@@ -238,20 +238,40 @@ def _undefined_components(parsed: Parsed, elements: list[Node], declared: set[st
 
 # --- class_attribute -------------------------------------------------------------------------------------------
 _DOM_RENAMES = {"class": "className", "for": "htmlFor"}
+# Code that reads a prop named `class` (a reserved word: only as `props.class`, `props["class"]`, a
+# destructuring key `{ class: c }` or a TypeScript property `class?: string`).
+_READS_CLASS_PROP = re.compile(rb"""\.\s*class\b|\[\s*['"]class['"]\s*\]|\bclass\s*\??\s*:""")
 
 
 def _class_attributes(parsed: Parsed, elements: list[Node]) -> list[Violation]:
+    """``class=``/``for=`` on DOM elements; ``class=`` on components too, unless the file reads a ``class`` prop.
+
+    A React component gets ``class`` as a prop it never reads unless it is written to (its own
+    declaration destructures or reads ``class``, which the file then shows); one that spreads its
+    props onto a DOM element passes ``class`` on, where React wants ``className``. ``for=`` on a
+    component stays allowed: design systems take it as a prop (reactstrap's ``<Label for=...>``).
+    """
     out = []
+    reads_class: bool | None = None  # looked up once, at the first component with `class=`
     for element in elements:
         name = element.child_by_field_name("name")
-        if name is None or name.type != "identifier" or _PASCAL.match(parsed.text(name)):
-            continue  # only DOM elements: a component may legitimately take a `class` prop
+        if name is None or name.type == "jsx_namespace_name":
+            continue
+        tag = parsed.text(name)
+        component = name.type != "identifier" or bool(_PASCAL.match(tag))
         for attribute in _attributes(element):
             attr = _attribute_name(attribute, parsed)
-            if attr in _DOM_RENAMES:
-                node = attribute.named_children[0]
-                message = f"`{attr}=` on <{parsed.text(name)}>: React uses `{_DOM_RENAMES[attr]}`"
-                out.append(violation(parsed, "class_attribute", node, message))
+            if attr not in _DOM_RENAMES or (component and attr != "class"):
+                continue
+            if component:
+                if reads_class is None:
+                    reads_class = _READS_CLASS_PROP.search(parsed.source) is not None
+                if reads_class:
+                    continue
+                message = f"`class=` on the component <{tag}>: React components take `className`"
+            else:
+                message = f"`{attr}=` on <{tag}>: React uses `{_DOM_RENAMES[attr]}`"
+            out.append(violation(parsed, "class_attribute", attribute.named_children[0], message))
     return out
 
 

@@ -190,6 +190,38 @@ def test_a_lookup_keyed_by_a_stubbed_import_renders_but_a_real_missing_type_fail
     assert "<Y />" in samples[2].completion[late.start : late.end]
 
 
+def test_a_stubbed_navigator_re_rendered_after_a_state_update_renders(scorers) -> None:
+    """Issue 40 item 10: React's development build reports a re-render with changed props to the
+    Performance timeline, with a detail the runtime clones; a react-native navigator from a stubbed
+    import put a stub there and failed with 'function Stub() {} could not be cloned'. A detail of
+    the sample's own that cannot be cloned still fails, as in a browser."""
+    renders, errors = scorers
+    navigator = (
+        "import React, { useEffect, useState } from 'react';\n"
+        "import { createStackNavigator } from '@react-navigation/stack';\n"
+        "import { StyleSheet, Text, View } from 'react-native';\n\n"
+        "const Stack = createStackNavigator();\n"
+        "const styles = StyleSheet.create({ header: { backgroundColor: '#123' } });\n\n"
+        "function Feed() {\n  return <View><Text>Feed</Text></View>;\n}\n\n"
+        "export default function App() {\n  const [signedIn, setSignedIn] = useState(false);\n"
+        "  useEffect(() => { setSignedIn(true); }, []);\n  return (\n"
+        "    <Stack.Navigator>\n"
+        "      <Stack.Screen name='Feed' component={Feed}\n"
+        "        options={{ title: signedIn ? 'Your feed' : 'Welcome', headerStyle: styles.header }} />\n"
+        "    </Stack.Navigator>\n  );\n}"
+    )
+    own_detail = (
+        "export default function App() {\n  performance.measure('m', { detail: { f() {} } });\n"
+        "  return <p>x</p>;\n}"
+    )
+    samples = [Sample("", _fenced(c), row={"props": {}}) for c in (navigator, own_detail)]
+    assert renders.score(samples) == [1.0, 0.0]
+    nav_spans, (own,) = errors.score(samples)
+    assert nav_spans == []
+    assert "could not be cloned" in own.meta["error"]
+    assert "performance.measure" in samples[1].completion[own.start : own.end]
+
+
 # --- the hostile battery -------------------------------------------------------------------------
 class Listener:
     """A TCP listener on 127.0.0.1 that records every connection it accepts."""

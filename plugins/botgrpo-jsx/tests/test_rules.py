@@ -78,6 +78,36 @@ def test_rule_fires_and_clears(bad: str, good: str, rule: str, text: str) -> Non
     assert violations(good) == []
 
 
+def test_class_on_a_component_is_flagged_unless_the_file_reads_a_class_prop() -> None:
+    """Issue 40 item 10: `class=` on a capitalised or dotted element was never reported."""
+    card = (
+        "function Card({ className, children }) {\n  return <div className={className}>{children}</div>;\n}\n"
+    )
+    local = card + 'export default function App() {\n  return <Card class="promo">Sale</Card>;\n}\n'
+    assert violations(local) == [("class_attribute", "class")]
+    imported = (
+        "import { Button } from '@acme/ui';\nimport { createStackNavigator } from '@react-navigation/stack';\n"
+        "const Stack = createStackNavigator();\n"
+        'export const Nav = () => (\n  <Stack.Navigator class="nav">\n'
+        "    <Button class='primary' onClick={() => {}}>Go</Button>\n  </Stack.Navigator>\n);\n"
+    )
+    assert violations(imported) == [("class_attribute", "class"), ("class_attribute", "class")]
+    (span,) = make_rules(INLINE).score([Sample("", local)])[0]
+    assert "<Card>" in span.meta["message"] and "className" in span.meta["message"]
+    # a component written to take a `class` prop (each way of reading a reserved word's prop)
+    for reads in (
+        "function Tag({ class: cls }) {\n  return <b className={cls} />;\n}\n",
+        "function Tag(props) {\n  return <b className={props.class} />;\n}\n",
+        "function Tag(props) {\n  return <b className={props['class']} />;\n}\n",
+        "type P = { class?: string };\nfunction Tag(p: P) {\n  return <b />;\n}\n",
+    ):
+        assert violations(reads + 'const A = () => <Tag class="x" />;\n') == []
+    # `for=` on a component is a design system's prop (reactstrap's Label), on a DOM element it is not
+    label = 'import { Label } from \'reactstrap\';\nconst A = () => <><Label for="e">E</Label><label for="e" /></>;\n'
+    (span,) = make_rules(INLINE).score([Sample("", label)])[0]
+    assert span.meta["rule"] == "class_attribute" and span.start == label.index("<label for") + len("<label ")
+
+
 def test_unclosed_tag_blames_the_orphan_not_its_ancestors() -> None:
     found = violations("function A() {\n  return (<div>\n    <p>hi\n  </div>);\n}\n")
     assert found == [("unclosed_tag", "<p>")]  # </div> closes <div>; <p> is the one never closed

@@ -202,6 +202,28 @@ const cloneStructured = globalThis.structuredClone;
 globalThis.structuredClone = function structuredClone(value, options) {
   return stubs.has(value) ? stub() : cloneStructured(value, options);
 };
+// React's development build reports a re-render with changed props to the Performance timeline:
+// performance.measure with a `detail` the runtime structured-clones, holding the component's name
+// and its props as read off their values. A value from a stubbed import puts a stub there (a
+// react-native navigator's `<Stack.Screen>` re-rendered after a state update), which cannot be
+// cloned, and the render failed with "function Stub() {} could not be cloned". The real import's
+// value would be a string, so such an entry is kept without its detail; a detail of the sample's
+// own that cannot be cloned still throws, as in a browser.
+function holdsStub(value, depth = 0, seen = new Set()) {
+  if (stubs.has(value)) return true;
+  if (value === null || typeof value !== "object" || depth > 8 || seen.has(value) || seen.size > 1000) return false;
+  seen.add(value);
+  return Object.values(value).some((v) => holdsStub(v, depth + 1, seen));
+}
+const measure = performance.measure.bind(performance);
+performance.measure = function measureWithStubs(name, options) {
+  try {
+    return measure(name, options);
+  } catch (error) {
+    if (options === null || typeof options !== "object" || !holdsStub(options.detail)) throw error;
+    return measure(name, { ...options, detail: undefined });
+  }
+};
 
 // A module we do not have: every export (default or named) is a stub. Exports live on the
 // prototype, so esbuild's interop (which copies a module's own properties) still finds them.
