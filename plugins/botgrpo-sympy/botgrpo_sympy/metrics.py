@@ -203,3 +203,25 @@ def issue27_goals(fig: ProseFigures) -> list[tuple[str, tuple[int, int], str, bo
         ("issue-27 correct lines scored -1", correct, "<= 1%", _share(correct) <= 0.01),
         ("issue-27 corrupted lines scored -1", corrupted, ">= 95%", _share(corrupted) >= 0.95),
     ]
+
+
+def issue40_goals(fig: ProseFigures) -> list[tuple[str, tuple[int, int], str, bool]]:
+    """The goals of issue 40 on the whole corpus (all sets; answer lines included): competition-style correct
+    lines scored -1, grade-school clean solutions with a -1, corrupted lines (every twin kind) caught; and the
+    issue-40 solutions' own correct lines (``set: issue40``)."""
+    competition = fig.rate(-1, style="competition", kind="clean", label="correct")
+    gsm = fig.false_alarm_solutions("gsm8k")
+    caught = [fig.rate(-1, kind=kind, label="wrong") for kind in ("hand_twin", "step_twin", "answer_twin")]
+    corrupted = (sum(h for h, _ in caught), sum(n for _, n in caught))
+    own = fig.rate(-1, group="issue40", kind="clean", label="correct")
+    return [
+        ("competition-style correct lines scored -1", competition, "<= 1%", _share(competition) <= 0.01),
+        ("grade-school clean solutions with a -1 span", gsm, "<= 0.5%", _share(gsm) <= 0.005),
+        (
+            "corrupted lines scored -1 (hand, step and answer twins)",
+            corrupted,
+            ">= 97%",
+            _share(corrupted) >= 0.97,
+        ),
+        ("issue-40 correct lines scored -1", own, "<= 1%", _share(own) <= 0.01 if own[1] else True),
+    ]

@@ -26,6 +26,7 @@ from botgrpo_sympy.metrics import (
     FEATURES,
     StepMetrics,
     issue27_goals,
+    issue40_goals,
     line_values,
     prose_figures,
     prose_goals,
@@ -129,9 +130,12 @@ def evaluate_prose(workers: int) -> None:
     for what, figure in extra:
         cells = " | ".join(_pct(figure(fig.only(split))) for split in (None, "dev", "heldout"))
         print(f"| {what} | {cells} | | |")
-    by_split = [issue27_goals(fig.only(split)) for split in (None, "dev", "heldout")]
-    for (what, counts, goal, met), (*_, dev, _, _), (*_, held, _, _) in zip(*by_split, strict=True):
-        print(f"| {what} | {_pct(counts)} | {_pct(dev)} | {_pct(held)} | {goal} | {'yes' if met else 'NO'} |")
+    for goals in (issue27_goals, issue40_goals):
+        by_split = [goals(fig.only(split)) for split in (None, "dev", "heldout")]
+        for (what, counts, goal, met), (*_, dev, _, _), (*_, held, _, _) in zip(*by_split, strict=True):
+            print(
+                f"| {what} | {_pct(counts)} | {_pct(dev)} | {_pct(held)} | {goal} | {'yes' if met else 'NO'} |"
+            )
     print(f"\nworker errors: {len(errors)} {errors[:5]}\n")
     print(
         "Per cause (writing feature of the line): correct lines of clean solutions, corrupted lines of twins\n"

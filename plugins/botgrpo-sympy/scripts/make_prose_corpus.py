@@ -209,6 +209,8 @@ def main() -> None:
     clean += read_hand(DATA / "competition_issue27.txt", "competition", set="issue27")
     # its held-out part, written after the fixes (measured once; appended last for the same reason)
     clean += read_hand(DATA / "competition_issue27_heldout.txt", "competition", "heldout", set="issue27")
+    # Issue 40 (appended after issue 27's, for the same reason): its shapes and prose with nouns between numbers
+    clean += read_hand(DATA / "competition_issue40.txt", "competition", set="issue40")
     records = []
     for k, record in enumerate(clean):
         if record["kind"] == "hand_twin":

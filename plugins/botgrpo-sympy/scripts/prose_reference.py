@@ -35,6 +35,7 @@ def _prepare(text: str) -> str:
         for _ in range(3):
             text = pattern.sub(repl, text)
     text = re.sub(r"÷\s*(\d+)/(\d+)", r"/(\1/\2)", text)  # "2 1/2 ÷ 1/4": the divisor is the fraction
+    text = re.sub(r"(?<=\d)\s+/\s+(\d+)/(\d+)(?![\d/.])", r" / (\1/\2)", text)  # "3 1/3 / 5/6": the same
     text = text.translate(_CHARS).replace("$", "").replace("{", "(").replace("}", ")")
     text = re.sub(r"(?<=\d)\s+x\s+(?=[\d.$])|(?<=\d)x(?=\d)", "*", text)
     text = re.sub(r"(?<=\d),(?=\d{3}(?!\d))", "", text)

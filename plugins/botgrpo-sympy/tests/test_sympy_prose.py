@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from botgrpo_sympy.metrics import issue27_goals, line_values, prose_figures, prose_goals
+from botgrpo_sympy.metrics import issue27_goals, issue40_goals, line_values, prose_figures, prose_goals
 from botgrpo_sympy.params import StepsParams
 from botgrpo_sympy.steps import check_steps
 
@@ -53,6 +53,11 @@ def test_the_corpus_meets_the_issue_goals(corpus: list[dict]) -> None:
     assert sum(r.get("set") == "issue27" and r["kind"] == "clean" for r in corpus) >= 40
     for split in (None, "dev", "heldout"):
         goals = issue27_goals(fig.only(split))
+        assert all(met for *_, met in goals), (split, goals)
+    # issue 40: competition lines <= 1%, grade-school solutions with a -1 <= 0.5%, corrupted lines >= 97%
+    assert sum(r.get("set") == "issue40" and r["kind"] == "clean" for r in corpus) >= 30
+    for split in (None, "dev"):
+        goals = issue40_goals(fig.only(split))
         assert all(met for *_, met in goals), (split, goals)
     # the held-out part (written after the fixes) on its own: no more than one false alarm per figure
     held = prose_goals(fig.only("heldout"))
