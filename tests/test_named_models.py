@@ -29,7 +29,9 @@ def smollm2_folder() -> Path:
 
 def test_a_missing_wheel_names_the_command_that_installs_it(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(
-        NAMED_MODELS, "absent-model", NamedModel("no_such_package_xyz", "m.gguf", "pip install no-such", "MIT")
+        NAMED_MODELS,
+        "absent-model",
+        NamedModel("no_such_package_xyz", "m.gguf", "pip install no-such", "MIT"),
     )
     with pytest.raises(TrainingSetupError, match=r"model.name_or_path: 'absent-model'.*pip install no-such"):
         gguf_file("absent-model")
@@ -45,9 +47,13 @@ def test_validate_reports_the_missing_wheel(monkeypatch: pytest.MonkeyPatch) -> 
     from botgrpo_core.config.models import RunConfig
 
     monkeypatch.setitem(
-        NAMED_MODELS, "absent-model", NamedModel("no_such_package_xyz", "m.gguf", "pip install no-such", "MIT")
+        NAMED_MODELS,
+        "absent-model",
+        NamedModel("no_such_package_xyz", "m.gguf", "pip install no-such", "MIT"),
     )
-    config = RunConfig.model_validate({"model": {"name_or_path": "absent-model"}, "rewards": {"signals": [{"name": "core.length"}]}})
+    config = RunConfig.model_validate(
+        {"model": {"name_or_path": "absent-model"}, "rewards": {"signals": [{"name": "core.length"}]}}
+    )
     assert any("pip install no-such" in p for p in package_problems(config))
 
 
@@ -56,7 +62,9 @@ def test_validate_knows_the_name() -> None:
     from botgrpo_core.cli.launch_checks import package_problems
     from botgrpo_core.config.models import RunConfig
 
-    config = RunConfig.model_validate({"model": {"name_or_path": NAME}, "rewards": {"signals": [{"name": "core.length"}]}})
+    config = RunConfig.model_validate(
+        {"model": {"name_or_path": NAME}, "rewards": {"signals": [{"name": "core.length"}]}}
+    )
     assert package_problems(config) == []
 
 
@@ -76,7 +84,9 @@ def test_the_cached_folder_is_the_gguf_model(smollm2_folder: Path) -> None:
     assert tokenizer.decode(ids[0]).rstrip().endswith("<|im_start|>assistant")
     cached = AutoModelForCausalLM.from_pretrained(smollm2_folder)
     source = gguf_file(NAME)
-    reference = AutoModelForCausalLM.from_pretrained(source.parent, gguf_file=source.name, dtype=torch.float32)
+    reference = AutoModelForCausalLM.from_pretrained(
+        source.parent, gguf_file=source.name, dtype=torch.float32
+    )
     assert sum(p.numel() for p in cached.parameters()) == pytest.approx(134.5e6, rel=0.01)
     with torch.no_grad():
         mine, theirs = cached(ids).logits, reference(ids).logits

@@ -67,7 +67,7 @@ def package_problems(config: RunConfig) -> list[str]:
     if config.engine.use_vllm and missing_modules(["vllm"]):
         problems.append(
             "engine.use_vllm needs vLLM: on CPU the environment `make install-vllm` builds (.venv-vllm, "
-            "docs/scaling.md); on GPU pip install \"botgrpo-core[vllm]\"; or set engine.use_vllm: false"
+            'docs/scaling.md); on GPU pip install "botgrpo-core[vllm]"; or set engine.use_vllm: false'
         )
     if config.model.peft is not None and missing_modules(["peft"]):
         problems.append('model.peft needs the peft package: pip install "botgrpo-core[peft]"')

@@ -260,6 +260,9 @@ def _run(
             _train(ctx, setup, resume_from, progress, stop)
             if stop.signum is None:
                 summary = _finish(ctx, setup, start, overrides, model_s)
+                from botgrpo_core.engine.vllm_engine import close_engine
+
+                close_engine(getattr(ctx.trainer, "vllm_generation", None))  # before the process group goes
                 if owns_group:
                     ctx.trainer.accelerator.state.destroy_process_group()
                 return summary

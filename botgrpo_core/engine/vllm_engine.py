@@ -162,3 +162,16 @@ def start_engine(model: str, *, max_model_len: int = 1024, seed: int = 0, dtype:
         enforce_eager=True,
         distributed_executor_backend="external_launcher",
     )
+
+
+def close_engine(generation: Any) -> None:
+    """Shut a colocated engine down now, while torch.distributed is still up.
+
+    Left to itself, vLLM shuts its in-process engine down from a ``weakref.finalize`` at interpreter exit, after
+    the run has destroyed the default process group, and prints ``ValueError: Invalid process group specified``.
+    Safe to call twice and on a trainer without vLLM (``generation`` None, or server mode).
+    """
+    llm = getattr(generation, "llm", None)
+    engine = getattr(getattr(llm, "llm_engine", None), "engine_core", None)
+    if engine is not None:
+        engine.shutdown()  # InprocClient.shutdown: detaches the finalizer, so it runs once
