@@ -34,7 +34,9 @@ _ERRORS = (Unsupported, LimitExceeded, Undefined)
 _WRAPPERS = re.compile(r"^\$+|\$+$|^\\\(|\\\)$|^\\\[|\\\]$")
 _TEXT = re.compile(r"\\(?:text|textbf|mathrm|mbox)\{([^{}]*)\}")
 #: A unit word after a number ending an answer: "12 cm", "5 apples" (LaTeX unit removal is off).
-_UNIT_WORD = re.compile(r"^(.*[\d}])\s*([A-Za-z]{2,12})$")
+_UNIT_WORD = re.compile(
+    r"^(.*[\d}])\s*([A-Za-z]{2,12}|[A-Za-z](?=\^|²|³))(?:\^\{?[23]\}?|²|³)?$"
+)  # "12 cm^2", "36 m^2"
 _LEFT_RIGHT = re.compile(r"\\(?:left|right|big|Big|bigg|Bigg)(?=[()\[\]|.]|\\[{}])")
 _UNION = re.compile(r"\\cup|∪|\bU\b")
 _MAX_ELEMENTS = 20
@@ -57,8 +59,10 @@ def clean(text: str) -> str:
     text = text.replace("\\!", "").replace("\\,", "").replace("\\displaystyle", "")
     text = text.replace("\\dfrac", "\\frac").replace("\\tfrac", "\\frac")
     text = text.rstrip(".").strip()
-    # Units that never change the value: a trailing percent sign or degree mark.
-    text = numberformat.TRAILING_UNIT.sub("", text).strip()
+    # Units that never change the value: a trailing percent sign or degree mark (not "\\cos 60^\\circ", where the
+    # degree mark is the angle's unit: it becomes pi/180 in the parser).
+    if not numberformat.TRIG.search(text):
+        text = numberformat.TRAILING_UNIT.sub("", text).strip()
     if text.startswith("\\text{") and text.endswith("}") and text.count("{") == 1:
         text = text[6:-1].strip()
     return text
@@ -68,6 +72,9 @@ def scalar_text(text: str) -> tuple[str, str | None]:
     """An answer written as one value, without what never changes it: ``("31", "cents")`` for ``31 cents``,
     ``("\\sqrt{7}", None)`` for ``$\\sqrt{7}$.`` (wrappers, ``\\text{}``, a trailing unit word)."""
     text = _TEXT.sub(lambda m: m.group(1), clean(text))
+    spelled = numberformat.number_word(text)  # "seven", "twenty-one"
+    if spelled is not None:
+        return spelled, None
     unit = _UNIT_WORD.match(text)
     if unit and unit.group(2).lower() not in FUNCTIONS and unit.group(2).lower() not in CONSTANTS:
         return unit.group(1).strip(), unit.group(2)

@@ -194,3 +194,36 @@ def degrees(text: str, *, latex: bool) -> str:
     text = _DEGREE_NUMBER.sub(lambda m: form.format(m.group(1)), text)
     # a degree mark on anything but a number ("\sin x^\circ") stays: no parser reads it (value 0)
     return DEGREE.sub("°", text)
+
+
+_UNITS = (
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+)
+_UNITS += "seventeen eighteen nineteen"
+_ONES = {w: k for k, w in enumerate(_UNITS.split())}
+_TENS = {
+    w: 10 * k
+    for k, w in enumerate(
+        ["_", "_", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
+    )
+    if k >= 2
+}
+_NUMBER_WORD = re.compile(r"(?i)^\s*(-|minus\s+|negative\s+)?([a-z]+)(?:[\s-]+([a-z]+))?\s*$")
+
+
+def number_word(text: str) -> str | None:
+    """A whole answer written as a number word below 100 (``seven``, ``twenty-one``, ``minus three``) in digits;
+    else None."""
+    m = _NUMBER_WORD.match(text)
+    if m is None:
+        return None
+    first, second = m.group(2).lower(), (m.group(3) or "").lower()
+    if second:
+        if first not in _TENS or second not in _ONES or not 0 < _ONES[second] < 10:
+            return None
+        value = _TENS[first] + _ONES[second]
+    elif first in _ONES or first in _TENS:
+        value = _ONES.get(first, _TENS.get(first, 0))
+    else:
+        return None
+    return f"-{value}" if m.group(1) else str(value)

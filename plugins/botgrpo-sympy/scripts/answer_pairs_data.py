@@ -182,4 +182,52 @@ def answer_pairs(rng: random.Random) -> list[dict]:
     ]
     for gold, pred, label in heldout:
         add("heldout", gold, pred, label)
+    # Issue 40 (competition answers; written while fixing, category "issue40"): base numerals written the same
+    # way, mixed numbers, degrees inside and outside trigonometry, units with exponents, money, number words.
+    issue40 = [
+        ("40_9", "40_9", 1),
+        ("40_{9}", "40_9", 1),
+        ("1011_2", "1011_{2}", 1),
+        ("3\\frac{1}{2}", "7/2", 1),
+        ("3\\frac{1}{2}", "3 1/2", 1),
+        ("\\frac{7}{2}", "3\\tfrac12", 1),
+        ("2\\frac{1}{4}", "2.25", 1),
+        ("\\frac{5}{2}", "2 \\frac{1}{2}", 1),
+        ("5/2", "2 1/2", 1),
+        ("\\frac{5}{2}", "2 \\frac{1}{3}", 0),
+        ("80^\\circ", "80", 1),
+        ("80^\\circ", "80^{\\circ}", 1),
+        ("80", "80°", 1),
+        ("80^\\circ", "100^\\circ", 0),
+        ("-\\cos 60^\\circ", "-\\frac{1}{2}", 1),
+        ("\\sin 30^\\circ", "\\frac12", 1),
+        ("\\sin 30^\\circ", "\\frac{\\sqrt{3}}{2}", 0),
+        ("\\cos 45^\\circ", "\\frac{\\sqrt{2}}{2}", 1),
+        ("12\\text{ cm}", "12", 1),
+        ("12", "12 \\text{ cm}^2", 1),
+        ("12", "13 \\text{ cm}^2", 0),
+        ("6", "6 \\text{ inches}", 1),
+        ("\\$18.50", "18.5", 1),
+        ("18.50", "\\$18.50", 1),
+        ("24", "\\$24", 1),
+        ("12", "12 dollars", 1),
+        ("\\dfrac{3}{4}", "0.75", 1),
+        ("\\sqrt{2}/2", "\\frac{\\sqrt2}{2}", 1),
+        ("\\frac{1}{\\sqrt{3}}", "\\frac{\\sqrt{3}}{3}", 1),
+        ("2\\sqrt{5}", "\\sqrt{20}", 1),
+        ("2\\sqrt{5}", "\\sqrt{10}", 0),
+        ("x = 3", "3", 1),
+        ("4", "x=4", 1),
+        ("(2, -1)", "(2,-1)", 1),
+        ("(2, -1)", "(-1, 2)", 0),
+        ("2, 5", "5, 2", 1),
+        ("1{,}000", "1000", 1),
+        ("1,000,000", "10^6", 1),
+        ("(-\\infty, 3)", "x < 3", 1),
+        ("21", "twenty-one", 1),
+        ("21", "twenty-two", 0),
+        ("5", "5.", 1),
+    ]
+    for gold, pred, label in issue40:
+        add("issue40", gold, pred, label)
     return pairs

@@ -11,8 +11,9 @@ import itertools
 import pytest
 
 from botgrpo_core.signals import Sample
+from botgrpo_sympy.answer import check_answer
 from botgrpo_sympy.metrics import line_values
-from botgrpo_sympy.params import StepsParams
+from botgrpo_sympy.params import AnswerParams, StepsParams
 from botgrpo_sympy.steps import check_steps
 
 PROSE = StepsParams(step_split="lines")
@@ -252,3 +253,23 @@ def test_a_paragraph_gets_one_span_per_clause_with_claims() -> None:
     assert got == [1, -1, 1, 1, 1]  # the -1 sits on the wrong claim's clause only
     # the line as a whole keeps the step's value (metrics read one value per line)
     assert line_values(wrong, check_steps(PROSE, "", wrong)) == [-1.0]
+
+
+# --- issue 40: answers (sympy.answer) ------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("reference", "written", "expected"),
+    [
+        ("-\\frac{1}{2}", "-\\cos 60^\\circ", 1.0),  # the degree mark inside trigonometry is the angle's unit
+        ("\\frac{\\sqrt{3}}{2}", "\\sin 60^\\circ", 1.0),
+        ("\\frac{1}{2}", "\\sin 60^\\circ", 0.0),
+        ("30", "30^\\circ", 1.0),  # outside it, a label
+        ("36", "36 \\text{ m}^2", 1.0),
+        ("36", "35 \\text{ m}^2", 0.0),
+        ("48", "forty-eight", 1.0),
+        ("-9", "minus nine", 1.0),
+        ("48", "forty-nine", 0.0),
+    ],
+)
+def test_answers_in_degrees_units_and_words(reference: str, written: str, expected: float) -> None:
+    value, _ = check_answer(AnswerParams(), f"So the answer is $\\boxed{{{written}}}$.", reference)
+    assert value == expected

@@ -37,3 +37,7 @@ def test_answer_pairs_agree_with_their_labels(answer_pairs: list[dict]) -> None:
         if check_answer(params, f"The final answer is $\\boxed{{{p['pred']}}}$.", p["gold"])[0] != p["label"]
     ]
     assert len(wrong) <= 0.02 * len(answer_pairs), wrong
+    # issue 40: answers agreed >= 99%, on its own pairs too
+    assert len(wrong) <= 0.01 * len(answer_pairs), wrong
+    own = [p for p in answer_pairs if p["category"] == "issue40"]
+    assert len(own) >= 40 and not [w for w in wrong if (w[0], w[1]) in {(p["gold"], p["pred"]) for p in own}]
