@@ -31,7 +31,10 @@ from __future__ import annotations
 import ast
 import functools
 import hashlib
+import importlib.util
 import inspect
+import sys
+import types
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -40,14 +43,45 @@ import torch
 
 from botgrpo_verl.reward_manager import TokenRewards, warn_once
 
-#: verl version -> sha256 of the source of every function the wrappers wrap or rely on.
+#: verl function -> (its module, its qualified name): every function the wrappers wrap or rely on, and the
+#: trainer's consumers of ``rm_scores`` (where they become ``token_level_scores``; an edit there could drop or
+#: reshape the dense rows after the wrappers wrote them).
+WHERE: dict[str, tuple[str, str]] = {
+    "AgentLoopOutput.as_dict": ("verl.experimental.agent_loop.agent_loop", "AgentLoopOutput.as_dict"),
+    "AgentLoopWorker._compute_score": (
+        "verl.experimental.agent_loop.agent_loop",
+        "AgentLoopWorker._compute_score",
+    ),
+    "AgentLoopWorker._agent_loop_postprocess": (
+        "verl.experimental.agent_loop.agent_loop",
+        "AgentLoopWorker._agent_loop_postprocess",
+    ),
+    "AgentLoopWorker._postprocess": (
+        "verl.experimental.agent_loop.agent_loop",
+        "AgentLoopWorker._postprocess",
+    ),
+    "AgentLoopWorkerTQ._agent_loop_postprocess": (
+        "verl.trainer.ppo.v1.agent_loop_tq",
+        "AgentLoopWorkerTQ._agent_loop_postprocess",
+    ),
+    # the default trainer (use_v1): rm_scores -> token_level_scores -> token_level_rewards -> the estimator
+    "PPOTrainer._compute_advantage": ("verl.trainer.ppo.v1.trainer_base", "PPOTrainer._compute_advantage"),
+    # the legacy trainer: extract_reward reads rm_scores, fit makes them token_level_scores
+    "extract_reward": ("verl.trainer.ppo.reward", "extract_reward"),
+    "RayPPOTrainer.fit": ("verl.trainer.ppo.ray_trainer", "RayPPOTrainer.fit"),
+}
+
+#: verl version -> sha256 of the source of every function in :data:`WHERE`.
 KNOWN_CODE: dict[str, dict[str, str]] = {
     "0.9.1": {
         "AgentLoopOutput.as_dict": "1d98e658b0e8de417dfecc3fea8bac01af4a825f40b732453d5d11b9f26b2e8f",
         "AgentLoopWorker._compute_score": "cf4b57719ad3c1b236e49fb99dddc4f6cf05bc0fb125e1475ce5c2534af2b742",
         "AgentLoopWorker._agent_loop_postprocess": "0673c29ea3dbbbecc8b42274244afb73f7befd9d6d605654eaf4c149b4259bf6",
         "AgentLoopWorker._postprocess": "d55eabeea2dc52a69666bfccaeee1c2c381d732ee8cd183e57cd6744733f12bf",
-        "AgentLoopWorkerTQ._agent_loop_postprocess": "22fb25639254534ee32f60920da268f3a6ff6a8f6e2ccd2e1c0ad384de80aa3e",
+        "AgentLoopWorkerTQ._agent_loop_postprocess": "523edacbff73640dee470baf8c1f09fb3450e4095c05d5d2226f9ef706604b5b",
+        "PPOTrainer._compute_advantage": "2a4a2aa4a475b228d401959818e0b9019276ce27961c133961de217baa387da7",
+        "extract_reward": "ddd43dc6fb025020d9e9cecaa38719b966d315cbe63f77a0be14233c20284daf",
+        "RayPPOTrainer.fit": "2cd5b737f76215aad3a1be94404c7a7d1d6a4cf9d6c16f44bc4841b871498ed7",
     }
 }
 #: The mark on a wrapper (installing twice wraps once).
@@ -65,43 +99,80 @@ def _digest(source: str) -> str:
     return hashlib.sha256(source.encode()).hexdigest()
 
 
-def _tq_source() -> str:
-    """``AgentLoopWorkerTQ._agent_loop_postprocess``'s source, read without importing its module (it needs
-    TransferQueue, installed with verl's ``verl-core`` extra)."""
-    import verl
+def _file_source(module: str, qualname: str) -> str:
+    """The source of ``qualname`` as written in ``module``'s file, read without importing the module (the
+    trainer modules need TransferQueue and Ray, and this runs at ``import verl`` in every process); "" if
+    absent."""
+    spec = importlib.util.find_spec(module)
+    if spec is None or not spec.origin:
+        return ""
+    text = Path(spec.origin).read_text()
+    nodes: list[ast.AST] = [ast.parse(text)]
+    for part in qualname.split("."):
+        found = [
+            n
+            for parent in nodes
+            for n in getattr(parent, "body", [])
+            if isinstance(n, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == part
+        ]
+        if not found:
+            return ""
+        nodes = found[:1]
+    node = nodes[0]
+    first = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
+    # inspect's own block rule, so that a file's text hashes as inspect.getsource of the loaded code does
+    return "".join(inspect.getblock(text.splitlines(keepends=True)[first - 1 :]))
 
-    path = Path(verl.__file__).parent / "trainer" / "ppo" / "v1" / "agent_loop_tq.py"
-    text = path.read_text()
-    for node in ast.walk(ast.parse(text)):
-        if isinstance(node, ast.ClassDef) and node.name == "AgentLoopWorkerTQ":
-            for item in node.body:
-                if isinstance(item, ast.AsyncFunctionDef) and item.name == "_agent_loop_postprocess":
-                    return ast.get_source_segment(text, item) or ""
-    return ""
+
+def _known_wrapper(obj: Any) -> bool:
+    """Whether ``obj`` is a wrapper whose code is known to call what it wraps unchanged: botgrpo-verl's own
+    (:data:`_WRAPPER_CODES`) or Ray's tracing wrapper, which ``ray.remote`` puts around an actor class's
+    methods (verl's agent-loop workers are actors). A copied ``MARK`` or ``__wrapped__`` is not enough."""
+    code = getattr(obj, "__code__", None)
+    if code is None or not hasattr(obj, "__wrapped__"):
+        return False
+    if code in _WRAPPER_CODES:
+        return True
+    tracing = sys.modules.get("ray.util.tracing.tracing_helper")
+    return tracing is not None and code.co_filename == getattr(tracing, "__file__", None)
+
+
+def _live_code(module: str, qualname: str) -> Any:
+    """The code object verl will run for ``qualname`` when ``module`` is loaded (None when it is not).
+
+    Known wrappers (:func:`_known_wrapper`) are looked through, nothing else: a ``functools.wraps``
+    monkeypatch shows its own code, where ``inspect.getsource`` would unwrap it and show verl's."""
+    loaded = sys.modules.get(module)
+    if loaded is None:
+        return None
+    obj: Any = loaded
+    for part in qualname.split("."):
+        obj = getattr(obj, part, None)
+        if obj is None:
+            return None
+    while _known_wrapper(obj):
+        obj = obj.__wrapped__
+    return getattr(obj, "__code__", obj)
 
 
 def code_fingerprints() -> dict[str, str]:
-    """sha256 of the source of every verl function in :data:`KNOWN_CODE`, as installed ("" if missing)."""
-    from verl.experimental.agent_loop import agent_loop as al
+    """sha256 of the source of every verl function in :data:`WHERE`, as installed ("" if missing).
 
-    def source(fn: Any) -> str:
-        fn = getattr(fn, "__wrapped__", fn) if getattr(fn, MARK, False) else fn
+    For a module already loaded, the source of the code object that will run (see :func:`_live_code`); a
+    function replaced by anything but its own code, or a wrapper other than botgrpo-verl's, then differs. For a
+    module not loaded yet, the source in its file.
+    """
+    import verl.experimental.agent_loop.agent_loop  # noqa: F401  (the wrapped functions: always checked live)
+
+    out = {}
+    for name, (module, qualname) in WHERE.items():
+        code = _live_code(module, qualname)
         try:
-            return inspect.getsource(fn)
-        except (OSError, TypeError):
-            return ""
-
-    sources = {
-        "AgentLoopOutput.as_dict": source(al.AgentLoopOutput.as_dict),
-        "AgentLoopWorker._compute_score": source(al.AgentLoopWorker._compute_score),
-        "AgentLoopWorker._agent_loop_postprocess": source(al.AgentLoopWorker._agent_loop_postprocess),
-        "AgentLoopWorker._postprocess": source(al.AgentLoopWorker._postprocess),
-    }
-    try:
-        sources["AgentLoopWorkerTQ._agent_loop_postprocess"] = _tq_source()
-    except (OSError, SyntaxError):
-        sources["AgentLoopWorkerTQ._agent_loop_postprocess"] = ""
-    return {name: _digest(text) if text else "" for name, text in sources.items()}
+            text = inspect.getsource(code) if code is not None else _file_source(module, qualname)
+        except (OSError, TypeError, SyntaxError):
+            text = ""
+        out[name] = _digest(text) if text else ""
+    return out
 
 
 def unrecognised(version: str, fingerprints: Mapping[str, str]) -> list[str]:
@@ -176,6 +247,16 @@ def _postprocess(original: Callable[..., Any]) -> Callable[..., Any]:
         return out
 
     return _wrap(original, _postprocess)
+
+
+#: The code of botgrpo-verl's own wrappers (the functions the three factories above return): only these are
+#: looked through when fingerprinting; a copied ``MARK`` on another function is not enough.
+_WRAPPER_CODES = frozenset(
+    const
+    for factory in (_as_dict, _agent_loop_postprocess, _postprocess)
+    for const in factory.__code__.co_consts
+    if isinstance(const, types.CodeType)
+)
 
 
 def unsupported_message(version: str, names: list[str]) -> str:
