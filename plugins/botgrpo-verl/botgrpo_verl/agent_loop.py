@@ -22,8 +22,9 @@ rewards) whose length is the response's: every other reward manager's output is 
 rewards are the manager's own (its span-to-token alignment with verl's tokenizer), copied as they are.
 
 A verl whose version or code differs from what is recorded here gets no wrapper and a warning on stderr
-naming the version and the fix; the ``botgrpo`` manager then works as verl does (token-mean on the last
-token).
+naming the version and the fix; the ``botgrpo`` manager then refuses to start in verl's agent-loop reward path
+(or, with ``reward_kwargs.botgrpo_scalar_fallback=true``, works as verl does: token-mean on the last token).
+docs/verl.md, "The next verl", is the plan for the releases after 0.9.1.
 """
 
 from __future__ import annotations

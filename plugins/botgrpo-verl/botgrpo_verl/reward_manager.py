@@ -87,6 +87,9 @@ def _rewards_path(config: Any) -> str:
     return str(path)
 
 
+#: ``reward.reward_kwargs`` key that lets a run go on with token-mean scalars where the dense path is off.
+SCALAR_FALLBACK_KEY = "botgrpo_scalar_fallback"
+
 AGENT_LOOP_WARNING = (
     "reward manager 'botgrpo': this verl config scores rewards in verl's agent loop (reward.reward_model.enable "
     "is false, or the reward model has its own resource pool), which keeps one float per response "
@@ -94,6 +97,15 @@ AGENT_LOOP_WARNING = (
     "adapt this verl's agent loop (the warning above says why): the dense token rewards are lost there and "
     "every response gets its token-mean reward on its last token. With beta: 0 use "
     "algorithm.adv_estimator=grpo; see docs/verl.md, 'What is not supported'."
+)
+AGENT_LOOP_REFUSAL = (
+    "reward manager 'botgrpo': refusing to start: this verl config scores rewards in verl's agent loop "
+    "(reward.reward_model.enable is false, or the reward model has its own resource pool), and botgrpo-verl "
+    "could not adapt this verl's agent loop (the warning above names the verl version and the functions whose "
+    "code differs), so every response would get its token-mean reward on its last token instead of its dense "
+    "token rewards. Fix: pip install 'verl==0.9.1' (the verl botgrpo-verl was checked against), or a "
+    "botgrpo-verl release that supports this verl; to train on the token-mean scalars anyway, knowingly, set "
+    f"+reward.reward_kwargs.{SCALAR_FALLBACK_KEY}=true (docs/verl.md, 'What is not supported')."
 )
 _warned: set[str] = set()
 
@@ -114,6 +126,20 @@ def streams_rewards_in_agent_loop(config: Any) -> bool:
     if model is None:
         return False  # not a trainer config (a script or test building the manager itself)
     return not model.get("enable", False) or bool(model.get("enable_resource_pool", False))
+
+
+def _scalar_fallback(config: Any) -> bool:
+    """``reward.reward_kwargs.botgrpo_scalar_fallback``: go on with token-mean scalars where the dense path is
+    off (default False: the manager refuses to start, :data:`AGENT_LOOP_REFUSAL`)."""
+    reward = config.get("reward", None) if config is not None else None
+    kwargs = reward.get("reward_kwargs", None) if reward is not None else None
+    value = kwargs.get(SCALAR_FALLBACK_KEY, False) if kwargs is not None else False
+    if not isinstance(value, bool):
+        raise ValueError(
+            f"reward manager 'botgrpo': reward.reward_kwargs.{SCALAR_FALLBACK_KEY} must be true or false, got "
+            f"{value!r}"
+        )
+    return value
 
 
 def _refuse_group_fills(mixture: RewardMixture) -> None:
@@ -159,6 +185,8 @@ class BotgrpoRewardManager(RewardManagerBase):
             from botgrpo_verl import agent_loop
 
             if not agent_loop.active():
+                if not _scalar_fallback(config):
+                    raise RuntimeError(AGENT_LOOP_REFUSAL)
                 warn_once(AGENT_LOOP_WARNING)
 
     def response(self, data: DataProto, index: int = -1) -> Response:

@@ -231,11 +231,15 @@ def test_unrecognised_verl_code_warns_and_leaves_verl_as_it_is(tokenizer, monkey
         monkeypatch.setattr(agent_loop, "code_fingerprints", lambda: changed)
         assert agent_loop.install() is False
         assert "differs: AgentLoopWorker._postprocess" in capsys.readouterr().err
-        # the manager then says on stderr that its dense rewards are lost in the agent loop
+        # the manager then refuses to start, naming the reason and the fix ...
+        reward = {"reward_model": {"enable": False, "enable_resource_pool": False}}
+        with pytest.raises(RuntimeError, match="refusing to start.*token-mean reward on its last token"):
+            BotgrpoRewardManager(
+                OmegaConf.create({"reward": reward}), tokenizer, mixture=RewardMixture.from_dict(REWARDS)
+            )
+        # ... or, opted into knowingly, goes on with the scalars and says on stderr that the dense rewards are lost
         reward_manager._warned.clear()
-        config = OmegaConf.create(
-            {"reward": {"reward_model": {"enable": False, "enable_resource_pool": False}}}
-        )
+        config = OmegaConf.create({"reward": {**reward, "reward_kwargs": {"botgrpo_scalar_fallback": True}}})
         BotgrpoRewardManager(config, tokenizer, mixture=RewardMixture.from_dict(REWARDS))
         assert "could not adapt this verl's agent loop" in capsys.readouterr().err
     finally:
