@@ -2,7 +2,9 @@
 
 Every backend sees only the extracted code; :class:`CodeView` remembers where it starts in the
 completion so spans map back with one addition (a block is one contiguous slice of the completion).
-A fence the model never closed (it ran out of tokens) runs to the end of the completion.
+A fence the model never closed (it ran out of tokens) runs to the end of the completion. A completion
+that starts with code and whose first fence is bare had its opening fence left out: that fence closes
+the code before it (models do this: the prose after it is no code).
 """
 
 from __future__ import annotations
@@ -20,6 +22,9 @@ TS_LANGUAGES = frozenset({"tsx", "ts", "typescript"})
 
 # An opening fence: up to 3 spaces, 3+ backticks or tildes, an optional info string.
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})[ \t]*([^\s`]*)[^\n]*$", re.MULTILINE)
+
+# A completion starting with code: its first non-blank line opens with a declaration keyword.
+_CODE_START = re.compile(r"\s*(?:import|export|const|let|var|function|class)\b")
 
 BlockChoice = Literal["largest", "first", "last"]
 
@@ -52,6 +57,16 @@ def fenced_blocks(completion: str) -> list[CodeView]:
     """All fenced blocks of a completion, in order (closed or running to the end)."""
     blocks: list[CodeView] = []
     pos = 0
+    first = _FENCE.search(completion)
+    # a bare fence after code: it closes that code
+    if (
+        first is not None
+        and first.start() > 0
+        and first.group(0).strip() == first.group(1)
+        and _CODE_START.match(completion)
+    ):
+        blocks.append(CodeView(sanitize(completion[: first.start()]), 0, "", True))
+        pos = first.end()
     while True:
         opening = _FENCE.search(completion, pos)
         if opening is None:

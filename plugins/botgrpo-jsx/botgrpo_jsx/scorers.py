@@ -48,6 +48,12 @@ def _row_bits(sample: Sample, field: str) -> dict[str, Any]:
     return {field: sample.row[field]} if field in sample.row else {}
 
 
+def _only_redeclarations(reply: dict[str, Any]) -> bool:
+    """Whether every esbuild error of a failed compile is a redeclared name."""
+    errors = reply.get("errors") or []
+    return bool(errors) and all("has already been declared" in str(e.get("text", "")) for e in errors)
+
+
 class SyntaxScorer:
     """``jsx.syntax``: ``error_value`` on every syntax error span (see :mod:`botgrpo_jsx.syntax`)."""
 
@@ -302,6 +308,17 @@ class CompilesScorer:
                     results[i] = reply
                 elif reply.get("ok"):
                     loader_of[i] = "jsx"
+            # JS that TSX accepts may still redeclare a name: TSX lets `import A` and `const A` pass
+            # (TypeScript might merge them), JSX rejects it as a JavaScript engine does.
+            plain = {
+                i: todo[i] for i, loader in loader_of.items() if loader == "tsx" and not todo[i].is_typescript
+            }
+            for i, reply in self._compile(plain, "jsx", deadline).items():
+                if isinstance(reply, SampleError):
+                    results[i] = reply
+                    del loader_of[i]
+                elif not reply.get("ok") and _only_redeclarations(reply):
+                    del loader_of[i]
         if p.strict and loader_of:
             loader_of = self._strict(todo, loader_of, results, deadline)
         for i in loader_of:

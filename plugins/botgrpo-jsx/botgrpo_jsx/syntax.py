@@ -78,6 +78,23 @@ def _is_at_end(parsed: Parsed, byte: int) -> bool:
     return not parsed.source[byte:].strip()
 
 
+def _after_whole_statements(parsed: Parsed, node: Node) -> int:
+    """Where an ERROR's own trouble starts: past the whole, error-free statements it begins with.
+
+    tree-sitter's recovery can wrap a file's first statements into the ERROR of a later one (SmolLM2's
+    ``const Table = () {`` after three good imports: one ERROR from line 1); those imports are innocent.
+    """
+    start = node.start_byte
+    for child in node.children:
+        if child.has_error or child.is_missing or not child.type.endswith(("_statement", "_declaration")):
+            break
+        start = child.end_byte
+    if start == node.start_byte:
+        return 0
+    rest = parsed.source[start:]
+    return parsed.index.char_of_byte(start + len(rest) - len(rest.lstrip()))
+
+
 def syntax_errors(parsed: Parsed, max_errors: int = 20) -> list[SyntaxError_]:
     """The syntax errors of a parse, in source order (at most ``max_errors``)."""
     text = parsed.index.text
@@ -87,6 +104,7 @@ def syntax_errors(parsed: Parsed, max_errors: int = 20) -> list[SyntaxError_]:
             errors.append(_missing_error(parsed, node))
             continue
         start, end = trim_range(text, *parsed.char_range(node))
+        start = max(start, _after_whole_statements(parsed, node))
         if end <= start:  # a zero-width ERROR: widen like a missing token
             errors.append(_widen(parsed, node, "unexpected input"))
             continue

@@ -20,6 +20,30 @@ def test_esbuild_verdicts(need_node: None) -> None:
     assert scorer.metrics()["jsx.compiles/fallback"] == 0.0
 
 
+def test_a_redeclared_name_in_javascript_does_not_compile(need_node: None) -> None:
+    """esbuild's TSX loader lets a redeclared import pass (TypeScript might merge it); JavaScript, and
+    esbuild's JSX loader, reject it (SmolLM2 pages: `import Clock ...; const Clock = ...`)."""
+    scorer = make_compiles(CompilesParams())
+    twice = "import { useEffect, useEffect } from 'react';\nexport const A = () => <p/>;\n"
+    shadow = "import Clock from 'react-clock';\nconst Clock = () => <p/>;\nexport default Clock;\n"
+    fine = "import Clock from 'react-clock';\nconst App = () => <Clock/>;\nexport default App;\n"
+    cast = "const n = <T,>(x: T) => x;\nexport const A = () => <p>{n(1)}</p>;\n"  # TypeScript in a js fence
+    samples = [
+        Sample("", f"```{lang}\n{code}```")
+        for lang, code in (
+            ("jsx", twice),
+            ("jsx", shadow),
+            ("", shadow),
+            ("jsx", fine),
+            ("js", cast),
+            ("tsx", shadow),
+        )
+    ]
+    # a TypeScript fence keeps esbuild's TypeScript verdict; TypeScript syntax in a js fence still compiles
+    assert scorer.score(samples) == [0.0, 0.0, 0.0, 1.0, 1.0, 1.0]
+    scorer.close()
+
+
 def test_prefetched_batches_compile_on_a_thread_and_give_the_same_verdicts(need_node: None) -> None:
     """The mixture's prefetch: esbuild works while other signals score; score() collects that batch,
     scores any other batch itself, and the counters count each scored batch once."""

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from botgrpo_core.signals import Sample
 from botgrpo_jsx.params import SyntaxParams
 from botgrpo_jsx.plugin import make_syntax
@@ -167,3 +169,90 @@ def test_a_single_line_error_that_is_not_a_tag_keeps_its_span() -> None:
     code = "const x = [1, 2].map(i => <li>{i}</li>;\nexport default x;\n"
     (span,) = spans(code)
     assert span.meta["repair"] == ")"
+
+
+# (code, the redeclared name's occurrence esbuild blames: 1 = the second, or None when esbuild accepts it);
+# each verdict read off the pinned esbuild 0.28.2 (`esbuild c.jsx`), and re-checked live below when installed.
+REDECLARATIONS = [
+    ("import { a, a } from 'x';\n", "a"),
+    ("import a from 'x';\nconst a = 1;\n", "a"),
+    ("const a = 1;\nconst a = 2;\n", "a"),
+    ("let a;\nvar a;\n", "a"),
+    ("var a;\nvar a;\n", None),
+    ("function f() {}\nfunction f() {}\n", None),
+    ("function f() {}\nconst f = 1;\n", "f"),
+    ("class A {}\nconst A = 1;\n", "A"),
+    ("function g(a) { const a = 1; }\n", "a"),
+    ("function g(a) { var a = 1; }\n", None),
+    ("const g = (a) => { let a = 1; };\n", "a"),
+    ("const g = ({ a, b: [c] }) => { let c = 1; };\n", "c"),
+    ("const a = 1;\n{ const a = 2; }\n", None),
+    ("{ const a = 1; const a = 2; }\n", "a"),
+    ("function g() { var a; let a; }\n", "a"),
+    ("const { a, b } = x;\nconst [a] = y;\n", "a"),
+    ("try {} catch (e) { let e; }\n", "e"),
+    ("for (let i = 0;;) { let i; }\n", None),
+    ("const a = 1;\nfunction g() { const a = 2; }\n", None),
+    ("var a;\nfunction a() {}\n", None),
+    ("const a = 1;\nexport function a() {}\n", "a"),
+    ("import React from 'react';\nclass React {}\n", "React"),
+    ("import { useState as use } from 'react';\nconst useState = 1;\n", None),
+]
+
+
+def test_a_name_declared_twice_in_one_scope_is_blamed_on_its_second_declaration() -> None:
+    """SmolLM2 writes `import { useEffect, useEffect }` and `import Clock ...; const Clock`: tree-sitter parses
+    them, esbuild rejects them at the second declaration (13 of its pages had no span there)."""
+    for code, name in REDECLARATIONS:
+        completion = f"```jsx\n{code}```"
+        found = spans(completion)
+        if name is None:
+            assert found == [], code
+            continue
+        second = [m.start() for m in re.finditer(rf"\b{name}\b", completion)][1]  # the name's 2nd use
+        assert [(s.start, s.end) for s in found] == [(second, second + len(name))], code
+        assert "already declared" in found[0].meta["error"]
+    # TypeScript merges an import with a value (esbuild's TSX loader accepts it): no span in a tsx fence
+    assert spans("```tsx\nimport A from 'a';\nconst A = 1;\n```") == []
+
+
+def test_redeclaration_verdicts_match_esbuild(need_node: None) -> None:
+    from botgrpo_jsx.params import CompilesParams
+    from botgrpo_jsx.plugin import make_compiles
+
+    scorer = make_compiles(CompilesParams(loader="jsx"))
+    try:
+        verdicts = scorer.score([Sample("", f"```jsx\n{code}```") for code, _ in REDECLARATIONS])
+    finally:
+        scorer.close()
+    assert verdicts == [1.0 if name is None else 0.0 for _, name in REDECLARATIONS]
+
+
+def test_good_imports_an_error_wrapped_are_not_blamed_and_their_redeclarations_are() -> None:
+    """tree-sitter's recovery can make one ERROR (or the root) of a file from its first line: the good
+    imports before `const Shelf = () {` were blamed with it (SmolLM2 pages react-7/1, react-23/2), and a
+    redeclared import inside such an ERROR had no span of its own (react-3/2, react-23/1)."""
+    shelf = (
+        "```jsx\nimport { Component } from 'react';\nimport axios from \"axios\";\n"
+        'import { mapView } from "./views";\n\nconst Shelf = () {\n  const { books, items } = mapView({\n'
+        '    title: `${books} on the shelf`,\n    render: (<ul class="shelf" role="list"} {\n'
+        "      const { header } = mapView({\n        title: `${books} again`,\n"
+    )
+    found = spans(shelf)
+    code_start = shelf.index("const Shelf")
+    assert (
+        found
+        and found[0].start == code_start
+        and shelf[found[0].start : found[0].end] == "const Shelf = () {"
+    )
+    assert all(s.start >= code_start for s in found)  # no span on the three imports
+    timer = (
+        "```jsx\nimport React, { useState, useMemo, useState } from 'react';\nimport Timer from './timer';\n\n"
+        "export default async (startTimer) => {\n    return (() => {\n        const onTick = startTimer()(() => {\n"
+        "            fetch('/tick')\n            .then({\n                method: 'post',\n"
+    )
+    found = spans(timer)
+    second = timer.index("useState", timer.index("useState") + 1)
+    assert (found[0].start, found[0].end) == (second, second + len("useState"))
+    assert "already declared" in found[0].meta["error"]
+    assert not any(s.start < timer.index("export") and s.end > timer.index("import Timer") for s in found)
