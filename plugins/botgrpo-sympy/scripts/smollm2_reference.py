@@ -152,6 +152,10 @@ def propose(line: str, cut: bool = False) -> Proposal:
         return Proposal(0, True, "no relation")
     labels: list[int] = []
     for run in runs:
+        if re.search(
+            r"[A-Za-z^]$", text[: run.start()]
+        ):  # "h^2 = 2(h^2)", "2h = 4": letters glued to the run
+            return Proposal(0, False, f"a letter or power glued to {run.group()!r}")
         if re.search(r"(?:^|\s)[-+*/×÷·−x]\s*$", text[: run.start()]):  # the run lost its left operand
             return Proposal(0, False, f"an operand before {run.group()!r} is not a number")
         sides = [s.strip() for s in run.group().split("=")]
@@ -211,9 +215,12 @@ def label_solution(
         if proposal.why == "answer line":
             tail = _ANSWER.split(line)[-1]
             nums = _numbers(tail)
-            above = _numbers(prompt) + [n for earlier in lines[:k] for n in _numbers(earlier)]
-            if "=" in tail:
-                claim = propose(tail)
+            before = line[: line.rfind(tail)] if tail else line
+            above = _numbers(prompt) + [n for earlier in [*lines[:k], before] for n in _numbers(earlier)]
+            if "=" in line:  # the claims of the whole line (answer phrases as clause breaks)
+                claim = propose(_ANSWER.sub(" ; ", line))
+                if "=" not in tail and len(set(nums)) == 1 and nums[0] not in above:
+                    claim = Proposal(-1, True, "the answer in the line appears nowhere above")
                 proposal = Proposal(claim.label, claim.sure, f"answer line holding a claim: {claim.why}")
             elif not nums:
                 proposal = Proposal(0, True, "answer line without a number")
