@@ -19,7 +19,14 @@ from botgrpo_jsx.redeclare import redeclarations
 from botgrpo_jsx.rules import RULES, ExportRequirement, check_rules, export_requirement_from_prompt
 from botgrpo_jsx.segment import Unit, segment, unit_of
 from botgrpo_jsx.spans import Mark, disjoint
-from botgrpo_jsx.syntax import SyntaxError_, located_cause, located_tag, syntax_errors, valid_prefix
+from botgrpo_jsx.syntax import (
+    SyntaxError_,
+    located_cause,
+    located_tag,
+    syntax_errors,
+    tag_close_point,
+    valid_prefix,
+)
 from botgrpo_jsx.treesitter import Parsed, ParseTimeout, parse
 from botgrpo_jsx.units import analyse, declared_words
 from botgrpo_jsx.violation import Violation
@@ -124,8 +131,15 @@ def located_errors(parsed: Parsed, errors: list[SyntaxError_], deadline_s: float
     found = analyse(parsed, deadline_s)
     if found is None or not found.broken:
         cause = located_cause(parsed, deadline_s) or located_tag(parsed, deadline_s)
-        return [cause] if cause is not None else errors
-    return [e for k in found.broken for e in found.errors(k)]
+        located = [cause] if cause is not None else errors
+    else:
+        located = [e for k in found.broken for e in found.errors(k)]
+    tag = located_tag(parsed, deadline_s) if located_cause(parsed, deadline_s) is None else None
+    if tag is not None and any(e.start == tag.start and e.end == tag.end for e in located):
+        close = tag_close_point(parsed, deadline_s)  # an unclosed tag: also where it had to close
+        if close is not None:
+            located.append(close)
+    return located
 
 
 def _esprima_spans(view: CodeView, params: SyntaxParams) -> list[Span] | SampleError:

@@ -30,8 +30,12 @@ from botgrpo_jsx.walk import walk
 if TYPE_CHECKING:
     from tree_sitter import Node
 
+    from botgrpo_jsx.walk import Tag
+
 #: Tag problems (orphan tags) tried as the cause of a parse's errors, each with its few repairs.
 MAX_TAG_PROBLEMS = 3
+#: Lines looked at after an unclosed tag for the line where its children end.
+_MAX_CLOSE_LINES = 400
 #: A span longer than this many characters is cut to its first line (an ERROR can swallow a file).
 _MAX_OPENER_CHARS = 120
 
@@ -201,7 +205,83 @@ def _locate_tag(parsed: Parsed, deadline_s: float) -> SyntaxError_ | None:
             meta = {"error": message, "repair": repair.description, "grammar": parsed.grammar}
             index = parsed.index
             edit = (index.char_of_byte(repair.start), index.char_of_byte(repair.end), repair.text.decode())
+            if not tag.closing:
+                parsed.memo["tag_close"] = _close_point(parsed, problem.tag, problem.by, deadline)
             return SyntaxError_(start, end, message, meta, edit)
+    return None
+
+
+def tag_close_point(parsed: Parsed, deadline_s: float) -> SyntaxError_ | None:
+    """Where the unclosed tag :func:`located_tag` blames had to close, when an insertion there parses."""
+    located_tag(parsed, deadline_s)
+    return parsed.memo.get("tag_close")
+
+
+def _close_candidates(source: bytes, tag: Tag, by: Tag | None) -> list[int]:
+    """Byte places for an unclosed tag's closing tag, likeliest first: the end of its own line when it
+    has content there (``<h2>Title``), else before the next line indented no deeper than the tag's line
+    (where its children end), else before the closing tag that closed the tag around it."""
+    node = tag.node
+    line_start = source.rfind(b"\n", 0, node.start_byte) + 1
+    indent = len(source[line_start : node.start_byte]) - len(
+        source[line_start : node.start_byte].lstrip(b" \t")
+    )
+    line_end = source.find(b"\n", node.end_byte)
+    line_end = len(source) if line_end < 0 else line_end
+    places = []
+    if source[node.end_byte : line_end].strip():
+        places.append(node.end_byte + len(source[node.end_byte : line_end].rstrip()))
+    last, pos = line_end, line_end
+    for _ in range(_MAX_CLOSE_LINES):
+        if pos >= len(source):
+            break
+        nxt = source.find(b"\n", pos + 1)
+        nxt = len(source) if nxt < 0 else nxt
+        line = source[pos + 1 : nxt]
+        if line.strip():
+            if len(line) - len(line.lstrip(b" \t")) <= indent:
+                places.append(len(source[:last].rstrip()))
+                break
+            last = nxt
+        pos = nxt
+    if by is not None:
+        places.append(by.node.start_byte)
+    return list(dict.fromkeys(p for p in places if p >= node.end_byte))
+
+
+def _balanced_between(tags: list[Tag], start: int, end: int) -> bool:
+    """Whether the JSX tags in bytes ``[start, end)`` close each other by name (none left open)."""
+    stack: list[str] = []
+    for t in tags:
+        if t.node.start_byte < start or t.node.end_byte > end:
+            continue
+        if not t.closing:
+            stack.append(t.name)
+        elif not stack or stack.pop() != t.name:
+            return False
+    return not stack
+
+
+def _close_point(parsed: Parsed, tag: Tag, by: Tag | None, deadline: float) -> SyntaxError_ | None:
+    close = f"</{tag.name}>".encode()
+    tags = walk(parsed).tags
+    for position in _close_candidates(parsed.source, tag, by):
+        if not _balanced_between(tags, tag.node.end_byte, position):
+            continue  # tree-sitter pairs tags without their names: `<h2><p>x</p></div></h2>` parses
+        if not parses_with_edit(parsed, position, position, close, deadline):
+            continue  # no, or over the deadline (then the next is too)
+        # the token before the place and the blank after it, up to the next token (not that token: it
+        # may be the next section's, which is not to blame)
+        lo, _ = token_around(parsed, position)
+        rest = parsed.source[position:]
+        hi = position + len(rest) - len(rest.lstrip())
+        start, end = parsed.index.char_of_byte(lo), parsed.index.char_of_byte(hi)
+        if end <= start:
+            return None
+        at = parsed.index.char_of_byte(position)
+        message = f"<{tag.name}> had to close here"
+        meta = {"error": message, "repair": f"insert </{tag.name}>", "at": at, "grammar": parsed.grammar}
+        return SyntaxError_(start, end, message, meta, (at, at, close.decode()))
     return None
 
 

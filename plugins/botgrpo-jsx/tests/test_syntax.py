@@ -121,14 +121,22 @@ PAGE = (
 def test_an_unclosed_tag_is_blamed_on_the_tag_not_the_element_around_it() -> None:
     # tree-sitter's ERROR covered the whole `<div>` (104-330) and the `<h2>`'s line; the tag stack
     # says `</div>` closes the `<div className>` around the `<h2>`, and deleting `<h2>` parses
-    (span,) = spans(PAGE)
+    (span, close) = spans(PAGE)
     assert (span.start, span.end) == (238, 242) and PAGE[238:242] == "<h2>"
     assert span.meta == {"error": "<h2> is never closed", "repair": "delete <h2>", "grammar": "tsx"}
+    # and where it had to close (issue 40): before the `</div>` that closes the tag around it, not after
+    # it (tree-sitter would parse `...</p></div></h2>`: it pairs tags without their names)
+    assert (
+        close.meta["at"] == PAGE.index("</p></div>") + len("</p>")
+        and close.start < close.meta["at"] <= close.end
+    )
+    assert close.meta["repair"] == "insert </h2>" and close.value == span.value
     # a lost closing tag of a fragment (`<>`): the `<>`; in a fenced completion, completion offsets
     code = PAGE.replace("<h2>{text}<p>{name}</p>", "<><b>{text}</b><i>{name}</i>")
     completion = "Here:\n```jsx\n" + code + "```\n"
-    (span,) = spans(completion)
+    (span, close) = spans(completion)
     assert completion[span.start : span.end] == "<>" and span.start == len("Here:\n```jsx\n") + 238
+    assert close.start < completion.index("</i></div>") + len("</i>") <= close.end
     # a stray closing tag: deleting it is the repair
     code = "const A = () => <div>x</p></div>;\n"
     (span,) = spans(code)
@@ -256,3 +264,30 @@ def test_good_imports_an_error_wrapped_are_not_blamed_and_their_redeclarations_a
     assert (found[0].start, found[0].end) == (second, second + len("useState"))
     assert "already declared" in found[0].meta["error"]
     assert not any(s.start < timer.index("export") and s.end > timer.index("import Timer") for s in found)
+
+
+def test_a_deleted_closing_tag_is_blamed_on_its_open_tag_and_where_it_had_to_close() -> None:
+    """Issue 40: the most negative spans were on the unclosed opening tag only (21 of 102 corpus mutants
+    also on the deletion point, `scripts/closing_tag_blame.py`); now on both."""
+    page = (
+        '```jsx\nexport default function Recipe({ steps }) {\n  return (\n    <article className="recipe">\n'
+        '      <h2>Lemon tart\n      <p className="lede">Sharp, sweet, and quick.</p>\n'
+        "      <ol>\n        {steps.map((s) => (\n          <li key={s.id}>{s.text}</li>\n        ))}\n"
+        "      </ol>\n    </article>\n  );\n}\n```"
+    )
+    nested = (
+        '```jsx\nconst Card = ({ title, children }) => (\n  <section className="card">\n    <header>\n'
+        '      <h3>{title}</h3>\n      <small>today</small>\n\n    <div className="body">{children}</div>\n'
+        "  </section>\n);\nexport default Card;\n```"
+    )
+    for completion, tag, point in (
+        (page, "<h2>", page.index("Lemon tart") + len("Lemon tart")),
+        (nested, "<header>", nested.index("</small>") + len("</small>") + 1),
+    ):
+        found = spans(completion)
+        low = min(s.value for s in found)
+        worst = [s for s in found if s.value == low]
+        at = completion.index(tag)
+        assert any(s.start <= at < s.end for s in worst), (tag, worst)
+        assert any(s.start <= point <= s.end for s in worst), (tag, point, worst)
+        assert all(s.start >= at for s in worst)  # nothing before the open tag is blamed
