@@ -143,22 +143,35 @@ def sentence_spans(
 ) -> list[tuple[int, int, float, dict[str, Any]]]:
     """A step ``text[start:end]`` cut into one span per clause holding claims: ``groups`` are each claim's
     ``(start, end, records)`` in order; claims with no sentence or clause end between them share a span
-    ("$x = 2$ or $x = 3$"); the spans tile the step (the first starts at ``start``, each later one after the last
-    end before its first claim, the last ends at ``end``)."""
+    ("$x = 2$ or $x = 3$"); the spans tile the step. Whole lines before the first claim's line and after the last
+    claim's line (a ``Step k:`` header, lines without a claim) get a 0 span of their own, so a claim's verdict
+    does not reach the lines around it; within the claims' lines, the first span starts at the first of them,
+    each later one after the last clause end before its first claim, the last ends at the last of them."""
+    if not groups:
+        return [span_of(start, end, [])]
+    head = text.rfind("\n", start, groups[0][0])
+    tail = text.find("\n", groups[-1][1], end)
+    lead = [span_of(start, head + 1, [])] if head >= 0 else []
+    trail = [span_of(tail + 1, end, [])] if tail >= 0 and text[tail + 1 : end].strip() else []
     spans: list[tuple[int, int, float, dict[str, Any]]] = []
-    span_start, records, prev_end = start, [], None
+    span_start, records, prev_end = (head + 1 if lead else start), [], None
     for a, b, found in groups:
         if prev_end is not None:
             breaks = [m.end() for m in _SENTENCE_END.finditer(text, prev_end, a)]
-            if breaks:
+            first, last = text.find("\n", prev_end, a), text.rfind("\n", prev_end, a)
+            if first != last and text[first + 1 : last + 1].strip():  # whole lines between the claims' lines
+                spans += [span_of(span_start, first + 1, records), span_of(first + 1, last + 1, [])]
+                span_start = last + 1 + len(text[last + 1 : a]) - len(text[last + 1 : a].lstrip())
+                records = []
+            elif breaks:
                 cut = breaks[-1]
                 spans.append(span_of(span_start, cut, records))
                 span_start = cut + len(text[cut:a]) - len(text[cut:a].lstrip())
                 records = []
         records = records + found
         prev_end = b
-    spans.append(span_of(span_start, end, records))
-    return spans
+    spans.append(span_of(span_start, tail + 1 if trail else end, records))
+    return lead + spans + trail
 
 
 def short(text: str, limit: int = 160) -> str:

@@ -57,10 +57,20 @@ def declared_letters(text: str) -> set[str]:
 _BARE_NUMBER = re.compile(r"^[$€£]?\s?-?\d[\d,.]*\s?%?$")
 
 
+#: A left side opening with a spaced sign (``- 3``) right after a word: the sign is binary, its left operand the
+#: words before (``there are 21 CDs - 3 = 18``, ``... who joined - 1 = 50 + 50``); a tight ``-3`` is a number.
+_SPACED_SIGN = re.compile(r"^[-+−–][ \t]")
+_WORD_END = re.compile(r"[A-Za-z0-9)][ \t]*$")
+
+
 def may_have_lost_left_operand(lead: str, first_side: str) -> bool:
     """``The product of 3 and 4 = 12``, ``5 out of 20 = 25%``: a claim whose left side is a bare
-    number after words that hold another number may be the end of an operation written in words."""
-    return bool(_BARE_NUMBER.match(first_side.strip())) and bool(re.search(r"\d", lead))
+    number after words that hold another number may be the end of an operation written in words; so may one
+    whose left side opens with a spaced sign right after a word (``21 CDs - 3 = 18``)."""
+    side = first_side.strip()
+    if _SPACED_SIGN.match(side) and _WORD_END.search(lead):
+        return True
+    return bool(_BARE_NUMBER.match(side)) and bool(re.search(r"\d", lead))
 
 
 #: Words that say the claim just written is false: "gives $2 = \\sqrt{16} + 5$, clearly not true", "... = 1, a

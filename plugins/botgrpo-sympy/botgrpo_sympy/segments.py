@@ -280,8 +280,9 @@ def _canonical_relation(rel: str) -> str:
 
 #: Markdown bold around words ("**Result:**"), not the power operator of "2**3" or "x**2".
 _BOLD = re.compile(r"(?:(?<=^)|(?<=[\s(]))\*\*(?=[A-Za-z])|(?<=[A-Za-z:.)])\*\*(?=\s|$|:)")
-#: A list marker at the start of a step ("- ", "* ", "1. ", "(a) "): not part of any claim.
-_LIST_MARKER = re.compile(r"^\s*(?:[-*•]\s+|\d{1,2}[.)]\s+|\(?[a-zA-Z]\)\s+)")
+#: A list marker at the start of a step or of a line inside it ("- ", "* ", "1. ", "(a) "; a "Step k:" block holds
+#: lines): not part of any claim ("- 3 * 4 = 12" is no -12).
+_LIST_MARKER = re.compile(r"^[ \t]*(?:[-*•][ \t]+|\d{1,2}[.)][ \t]+|\(?[a-zA-Z]\)[ \t]+)", re.MULTILINE)
 
 
 def _plain_dollars(text: str) -> str:
@@ -321,9 +322,8 @@ def find_claims(step: Piece) -> list[Claim]:
     """Relation chains in a step: inside ``$...$``/``\\(...\\)`` as LaTeX, elsewhere as plain runs."""
     claims: list[Claim] = []
     text = step.text
-    marker = _LIST_MARKER.match(text)
-    if marker is not None:
-        text = " " * marker.end() + text[marker.end() :]  # blank it out: offsets stay valid
+    for marker in _LIST_MARKER.finditer(text):  # blank them out: offsets stay valid
+        text = text[: marker.start()] + " " * (marker.end() - marker.start()) + text[marker.end() :]
     text = _BOLD.sub("  ", text)
     text = _plain_dollars(text)
     pos = 0

@@ -138,7 +138,8 @@ class StepChecker:
         results = self._fast_arithmetic(step.text)
         if results is None:
             results = self._claims_of(step)
-        if len(self._groups) > 1:
+        # several clauses with claims, or a "Step k:" block of lines: its claims' verdicts stay on their lines
+        if len(self._groups) > 1 or (self._groups and "\n" in step.text.strip()):
             return sentence_spans(self.completion, step.start, step.end, self._groups)
         return [span_of(step.start, step.end, results)]
 
