@@ -21,6 +21,7 @@ from botgrpo_jsx.segment import Unit, segment, unit_of
 from botgrpo_jsx.spans import Mark, disjoint
 from botgrpo_jsx.syntax import (
     SyntaxError_,
+    imports_without_from,
     located_cause,
     located_tag,
     syntax_errors,
@@ -97,6 +98,10 @@ def syntax_spans(completion: str, params: SyntaxParams) -> list[Span] | SampleEr
     errors = syntax_errors(parsed, params.max_errors)
     if errors:
         errors = located_errors(parsed, errors, params.parse_timeout_s)
+        cut = imports_without_from(view.code)  # one error: its own span replaces the parser's there
+        if cut:
+            lines = [(view.code.rfind("\n", 0, e.start) + 1, e.end) for e in cut]
+            errors = [e for e in errors if not any(a <= e.start < b for a, b in lines)] + cut
     marks = [
         Mark(view.to_completion(e.start), view.to_completion(e.end), params.error_value, e.meta)
         for e in errors

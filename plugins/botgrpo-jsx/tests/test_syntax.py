@@ -291,3 +291,29 @@ def test_a_deleted_closing_tag_is_blamed_on_its_open_tag_and_where_it_had_to_clo
         assert any(s.start <= at < s.end for s in worst), (tag, worst)
         assert any(s.start <= point <= s.end for s in worst), (tag, point, worst)
         assert all(s.start >= at for s in worst)  # nothing before the open tag is blamed
+
+
+def test_an_import_without_from_is_blamed_where_from_is_missing() -> None:
+    """SmolLM2 writes `import React, { useState, useMemo }` and goes on to the next line (5 pages): the
+    span was the clause alone; esbuild reports the next token ("Expected "from" but found "import"").
+    Now one span from the clause's last token to the next token, the missing token's neighbours."""
+    for head, nxt in (
+        ("import React, { useState, useMemo }", "import Clock from './clock';"),
+        ("import { Card }", "const Deck = () => <Card />;"),
+        ("import Chart", "export default Chart;"),
+    ):
+        code = f'{head}\n{nxt}\n\nexport const Board = () => <div className="b">ok</div>;\n'
+        completion = f"```jsx\n{code}```"
+        found = spans(completion)
+        first = min(found, key=lambda s: (s.value, s.start))
+        last = completion.index(head) + len(head) - (1 if head.endswith("}") else len(head.split()[-1]))
+        token = nxt.split()[0]
+        assert (first.start, first.end) == (last, completion.index(nxt) + len(token)), head
+        assert first.meta["error"] == "import without `from`"
+    # a complete import is untouched, and so is a valid page
+    assert (
+        spans(
+            "```jsx\nimport React, { useState } from 'react';\nimport './app.css';\nexport const A = 1;\n```"
+        )
+        == []
+    )
