@@ -15,7 +15,7 @@ from botgrpo_core.signals import SampleError, Span
 from botgrpo_jsx import esprima_backend
 from botgrpo_jsx.extract import CodeView, extract_cached
 from botgrpo_jsx.params import CommonParams, RulesParams, SyntaxParams, UnitsParams
-from botgrpo_jsx.redeclare import redeclarations
+from botgrpo_jsx.redeclare import redeclarations, uninitialized_consts
 from botgrpo_jsx.rules import RULES, ExportRequirement, check_rules, export_requirement_from_prompt
 from botgrpo_jsx.segment import Unit, segment, unit_of
 from botgrpo_jsx.spans import Mark, disjoint
@@ -108,6 +108,9 @@ def syntax_spans(completion: str, params: SyntaxParams) -> list[Span] | SampleEr
     ]
     for r in redeclarations(parsed, view.is_typescript):  # tree-sitter parses these; esbuild does not
         meta = {"error": f"{r.name!r} is already declared in this scope", "grammar": parsed.grammar}
+        marks.append(Mark(view.to_completion(r.start), view.to_completion(r.end), params.error_value, meta))
+    for r in uninitialized_consts(parsed):
+        meta = {"error": f"const {r.name} has no value", "grammar": parsed.grammar}
         marks.append(Mark(view.to_completion(r.start), view.to_completion(r.end), params.error_value, meta))
     if params.valid_prefix_value > 0:
         first = parsed.index.byte_of_char(errors[0].start) if errors else None

@@ -12,9 +12,12 @@ rules are esbuild's, checked against it case by case (``tests/test_syntax.py``):
 - the later declaration is the error. ``var`` is kept to its block (a ``var`` in a nested block that
   meets a ``let`` of the function is missed: no false alarm, a rare miss).
 
+Also ``const`` declared without a value (:func:`uninitialized_consts`).
+
 TypeScript merges an import with a value of the same name (it may be a type), so with ``typescript``
 imports are left out, as esbuild's TSX loader does. Declarations inside or holding a parse error are
-skipped (the tree is the parser's guess there), except the whole statements an ERROR begins with
+skipped (the tree is the parser's guess there; an error in a declaration's value or body keeps its
+name, which the text holds), except the whole statements an ERROR begins with
 (tree-sitter's recovery wraps a file's good imports into a later statement's ERROR). One pass over the tree: O(nodes).
 """
 
@@ -78,12 +81,10 @@ def _declarations(statement: Node, typescript: bool) -> list[tuple[str, Node]]:
     if statement.type == "export_statement":
         inner = statement.child_by_field_name("declaration")
         return [] if inner is None else _declarations(inner, typescript)
-    if statement.has_error:
-        return []
     kind = statement.type
     names: list[Node] = []
     if kind == "import_statement":
-        if typescript or any(c.type == "type" for c in statement.children):
+        if statement.has_error or typescript or any(c.type == "type" for c in statement.children):
             return []
         for clause in (c for c in statement.named_children if c.type == "import_clause"):
             for part in clause.named_children:
@@ -106,7 +107,7 @@ def _declarations(statement: Node, typescript: bool) -> list[tuple[str, Node]]:
         return [(word if word in ("const", "let", "var") else "let", n) for n in names]
     if kind in ("class_declaration", "function_declaration", "generator_function_declaration"):
         name = statement.child_by_field_name("name")
-        if name is None:
+        if name is None or name.has_error or name.is_missing:
             return []
         return [("class" if kind == "class_declaration" else "function", name)]
     return []
@@ -171,3 +172,35 @@ def redeclarations(parsed: Parsed, typescript: bool = False, limit: int = 20) ->
             stack.extend(reversed(node.children))
     found.sort(key=lambda r: r.start)
     return found[:limit]
+
+
+def uninitialized_consts(parsed: Parsed, limit: int = 20) -> list[Redeclared]:
+    """``const`` declarators without a value (``const { a, b };``): esbuild's "This constant must be
+    initialized", which tree-sitter parses (a ``for (const x of y)`` head is no declarator). The span is
+    the declarator's name."""
+    found: list[Redeclared] = []
+    stack = [parsed.root]
+    while stack and len(found) < limit:
+        node = stack.pop()
+        if node.type == "ambient_declaration":  # `declare const x: T;` (TypeScript) needs no value
+            continue
+        nxt = node.next_sibling if node.type == "lexical_declaration" else None
+        if node.has_error or (nxt is not None and nxt.type == "ERROR"):  # `const b = (;`: a broken value
+            stack.extend(reversed(node.children))
+            continue
+        if node.type == "lexical_declaration" and node.child(0) is not None and node.child(0).type == "const":
+            for declarator in node.named_children:
+                name = (
+                    declarator.child_by_field_name("name")
+                    if declarator.type == "variable_declarator"
+                    else None
+                )
+                if name is None or name.has_error or declarator.child_by_field_name("value") is not None:
+                    continue
+                if any(c.is_missing for c in declarator.children):
+                    continue
+                start, end = parsed.char_range(name)
+                found.append(Redeclared(start, end, parsed.text(name)))
+            continue
+        stack.extend(reversed(node.children))
+    return found

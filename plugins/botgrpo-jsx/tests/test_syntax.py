@@ -317,3 +317,29 @@ def test_an_import_without_from_is_blamed_where_from_is_missing() -> None:
         )
         == []
     )
+
+
+def test_a_const_without_a_value_and_a_redeclared_class_with_a_broken_body_are_blamed() -> None:
+    """esbuild: `const { a, b };` "This constant must be initialized" (tree-sitter parses it; SmolLM2
+    page react-20/0), and `const Modal ...; class Modal { <broken body> }` redeclares Modal (react-8/1:
+    the class was skipped for the error in its body)."""
+    for code, name in (
+        ("const { PAGE_SIZE, PAGE_COUNT };\nexport const A = () => <p>{PAGE_SIZE}</p>;\n", "PAGE_SIZE"),
+        ("const total;\nexport default total;\n", "total"),
+    ):
+        found = spans(f"```jsx\n{code}```")
+        assert len(found) == 1 and "has no value" in found[0].meta["error"], code
+        completion = f"```jsx\n{code}```"
+        assert found[0].start <= completion.index(name) < found[0].end
+    for code in (
+        "for (const x of xs) { console.log(x); }\nlet later;\n",
+        "```tsx\ndeclare const VERSION: string;\nexport const V = () => <p>{VERSION}</p>;\n```",
+    ):
+        assert spans(code if code.startswith("```") else f"```jsx\n{code}```") == [], code
+    broken = (
+        "```jsx\nconst Modal = document.createElement('div');\n\nclass Modal extends React.Component {\n"
+        "  render() {\n    return (\n      <Modal open>\n        {this.props.children}\n      </Modal}\n    );\n"
+        "  }\n}\n```"
+    )
+    second = broken.index("class Modal") + len("class ")
+    assert any(s.start <= second < s.end and "already declared" in str(s.meta) for s in spans(broken))
