@@ -230,4 +230,46 @@ def answer_pairs(rng: random.Random) -> list[dict]:
     ]
     for gold, pred, label in issue40:
         add("issue40", gold, pred, label)
+    # Issue 40, held out (category "issue40_heldout"): written after the fixes of issues 40 and 36, in the same
+    # shapes with other values; measured once.
+    issue40_heldout = [
+        ("52_7", "52_7", 1),
+        ("52_{7}", "52_7", 1),
+        ("110_2", "110_{2}", 1),
+        ("4\frac{3}{4}", "19/4", 1),
+        ("4\frac{3}{4}", "4 3/4", 1),
+        ("1\frac{1}{5}", "1.2", 1),
+        ("\frac{9}{4}", "2 \frac{1}{4}", 1),
+        ("\frac{9}{4}", "2 \frac{3}{4}", 0),
+        ("7/3", "2 1/3", 1),
+        ("135^\circ", "135", 1),
+        ("45", "45°", 1),
+        ("135^\circ", "45^\circ", 0),
+        ("-\sin 30^\circ", "-\frac{1}{2}", 1),
+        ("\cos 60^\circ", "\frac12", 1),
+        ("\tan 45^\circ", "1", 1),
+        ("\cos 30^\circ", "\frac{1}{2}", 0),
+        ("49", "49 \text{ m}^2", 1),
+        ("9\text{ km}", "9", 1),
+        ("49", "48 \text{ m}^2", 0),
+        ("\$7.25", "7.25", 1),
+        ("35", "\$35", 1),
+        ("35", "35 dollars", 1),
+        ("\dfrac{2}{5}", "0.4", 1),
+        ("3\sqrt{2}", "\sqrt{18}", 1),
+        ("3\sqrt{2}", "\sqrt{12}", 0),
+        ("\frac{1}{\sqrt{2}}", "\frac{\sqrt{2}}{2}", 1),
+        ("y = 7", "7", 1),
+        ("(3, -4)", "(3,-4)", 1),
+        ("(3, -4)", "(-4, 3)", 0),
+        ("3, 8", "8, 3", 1),
+        ("2{,}500", "2500", 1),
+        ("(-\infty, 5)", "x < 5", 1),
+        ("36", "thirty-six", 1),
+        ("36", "thirty-seven", 0),
+        ("63", "sixty-three", 1),
+        ("8", "8.", 1),
+    ]
+    for gold, pred, label in issue40_heldout:
+        add("issue40_heldout", gold, pred, label)
     return pairs
