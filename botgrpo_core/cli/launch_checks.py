@@ -83,6 +83,24 @@ def package_problems(config: RunConfig) -> list[str]:
     return problems
 
 
+def engine_problems(config: RunConfig) -> list[str]:
+    """What ``train`` would refuse after loading its libraries, found without them: ``engine.trl_args``
+    (TRL's field names read from its source) and, for the tiny model, ``model.peft.target_modules``
+    (its layer names are known; other models' are checked by ``train`` once built, before it writes)."""
+    from botgrpo_core.engine.lora import TINY_LINEAR, targets_problem
+    from botgrpo_core.engine.setup import TrainingSetupError
+    from botgrpo_core.engine.trl_args import trl_args_problem
+
+    try:
+        problems = [p for p in [trl_args_problem(config)] if p]
+    except TrainingSetupError as exc:
+        problems = [str(exc)]
+    if config.model.name_or_path == "tiny":
+        problem = targets_problem(config.model.peft, set(TINY_LINEAR), "the tiny model")
+        problems += [problem] if problem else []
+    return problems
+
+
 def batch_split(config: RunConfig) -> tuple[str | None, str | None]:
     """``(description, problem)`` of the batch split over ``WORLD_SIZE`` processes (1 when unset): one of
     them is None."""

@@ -105,12 +105,13 @@ def _cmd_validate(args: argparse.Namespace) -> int:
             return 2
     for w in caught:
         print(f"warning: {w.message}", file=sys.stderr)
-    from botgrpo_core.cli.launch_checks import batch_split, data_problems, package_problems
+    from botgrpo_core.cli.launch_checks import batch_split, data_problems, engine_problems, package_problems
 
     split, split_problem = batch_split(config)
     problems = [
         *data_problems(config),
         *package_problems(config),
+        *engine_problems(config),
         *([split_problem] if split_problem else []),
     ]
     if problems:
@@ -197,7 +198,11 @@ def _add_plugins(sub: argparse._SubParsersAction) -> None:
 
 def _add_validate(sub: argparse._SubParsersAction) -> None:
     """``botgrpo validate``'s arguments."""
-    p = sub.add_parser("validate", help="check a run file without loading models")
+    p = sub.add_parser(
+        "validate",
+        help="check a run file without loading models (signal files named by rewards.signals[i].path are "
+        "imported: their code runs)",
+    )
     p.add_argument("run_file", help="the run YAML")
     p.add_argument(
         "--set", action="append", metavar="KEY=VALUE", help="override a key, e.g. training.steps=10"
@@ -211,7 +216,12 @@ def _add_score(sub: argparse._SubParsersAction) -> None:
         "score", help="score completions with a run file's mixture; show token rewards and advantages"
     )
     p.add_argument("run_file", help="the run YAML (its rewards and algorithm sections are used)")
-    p.add_argument("--input", required=True, help="JSONL with prompt, completion and the row's other fields")
+    p.add_argument(
+        "--input",
+        required=True,
+        help="JSONL: prompt (text or chat messages), completion (text or one assistant message), optional "
+        "truncated (true: the length cap cut it) and the row's other fields; streamed in chunks of whole groups",
+    )
     p.add_argument(
         "--tokenizer", default=None, help="hub id, local path, or 'tiny' (default: the run's model)"
     )

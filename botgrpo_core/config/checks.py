@@ -81,20 +81,35 @@ def signal_bounds(
     for i, signal in enumerate(rewards.signals):
         registered = manager.get_signal(signal.name)
         params = validate_params(registered, signal, f"rewards.signals[{i}]")
-        check_shaping(signal, registered.spec.kind, f"rewards.signals[{i}]")
-        out.append((signal, registered, registered.spec.resolve_bounds(params)))
+        bounds = registered.spec.resolve_bounds(params)
+        check_shaping(signal, registered.spec.kind, f"rewards.signals[{i}]", bounds)
+        out.append((signal, registered, bounds))
     return out
 
 
-def check_shaping(signal: SignalConfig, kind: str, path: str) -> None:
-    """Step shaping (``after_first_error``, botgrpo_core.rewards.shaping) and the value of uncovered tokens
-    (``uncovered``, botgrpo_core.rewards.uncovered) apply to local signals only.
+def check_shaping(
+    signal: SignalConfig, kind: str, path: str, bounds: tuple[float, float] | None = None
+) -> None:
+    """Step shaping (``after_first_error``, botgrpo_core.rewards.shaping), the value of uncovered tokens
+    (``uncovered``, botgrpo_core.rewards.uncovered) and ``placement`` apply to local signals only, and
+    ``after_first_error`` acts only after a negative span, which a signal whose ``bounds`` start at 0 or
+    above never gives.
 
-    :raises ConfigError: either key set on a global signal (one value per rollout has no later steps and
-        covers every token), naming ``path.<key>`` and the fix.
+    :raises ConfigError: a key that would do nothing, naming ``path.<key>`` and the fix.
     """
     if kind == "local":
+        if signal.after_first_error != "keep" and bounds is not None and bounds[0] >= 0:
+            raise ConfigError(
+                f"{path}.after_first_error is {signal.after_first_error!r} but {signal.name!r} never gives a "
+                f"negative value (bounds [{bounds[0]:g}, {bounds[1]:g}]), so there is no first error to act "
+                "after: remove the key or set it to 'keep'."
+            )
         return
+    if signal.placement != "span":
+        raise ConfigError(
+            f"{path}.placement is {signal.placement!r} but {signal.name!r} is a {kind} signal "
+            "(one value per rollout, no spans to place): remove the key or set it to 'span'."
+        )
     if signal.after_first_error != "keep":
         raise ConfigError(
             f"{path}.after_first_error is {signal.after_first_error!r} but {signal.name!r} is a {kind} signal "
@@ -227,6 +242,19 @@ def dominance_message(dominance: dict[str, Any], alpha: float, beta: float, wher
         f"failed rollout above one of a successful rollout. To fix it: {', or '.join(fixes)} (or lower the "
         "local signals' weights)"
     )
+
+
+def check_training(config: RunConfig, source: str = "<config>") -> None:
+    """Settings that cannot act within the run: ``rewards.on_signal_failure.steps`` set above
+    ``training.steps`` (the guard would never fire). The default (5) is left alone on shorter runs (demos,
+    tests, a resolved ``config.yaml`` that spells it out)."""
+    guard, steps = config.rewards.on_signal_failure, config.training.steps
+    default = type(guard).model_fields["steps"].default
+    if "steps" in guard.model_fields_set and guard.steps != default and guard.steps > steps:
+        raise ConfigError(
+            f"{source}: rewards.on_signal_failure.steps is {guard.steps} but the run trains "
+            f"training.steps = {steps} steps, so the guard could never act: set it to at most {steps}"
+        )
 
 
 def check_data(config: RunConfig, source: str = "<config>") -> None:

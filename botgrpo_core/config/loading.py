@@ -9,7 +9,7 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from botgrpo_core.config.checks import check_algorithm, check_data, check_rewards
+from botgrpo_core.config.checks import check_algorithm, check_data, check_rewards, check_training
 from botgrpo_core.config.errors import ConfigError, bounded_repr, format_validation_error
 from botgrpo_core.config.models import RunConfig
 from botgrpo_core.config.yaml_text import YAMLTextError, parse_yaml, read_text
@@ -127,6 +127,7 @@ def parse_config(data: dict[str, Any], *, source: str = "<config>", check_signal
     except ValidationError as exc:
         raise ConfigError(format_validation_error(exc, source)) from None
     check_algorithm(config, source)
+    check_training(config, source)
     if check_signals:
         check_data(config, source)
         check_rewards(config.rewards, source)

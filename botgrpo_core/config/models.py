@@ -103,7 +103,9 @@ class SignalConfig(RunFileModel):
     path: str | None = Field(
         None,
         description="a signal from a Python file: 'path/to/file.py:function' (relative to the current folder), "
-        "function(samples) -> one result per sample; needs kind and bounds; no params",
+        "function(samples) -> one result per sample; needs kind and bounds; no params. The file's code runs "
+        "when it is imported, by validate too; its folder is on sys.path; its SHA-256 is recorded and "
+        "--resume refuses a changed file (docs/writing-plugins.md)",
     )
     kind: Literal["global", "local"] | None = Field(
         None, description="with path: 'global' (one value per rollout) or 'local' (spans or token values)"
@@ -156,7 +158,11 @@ class SignalFailurePolicy(RunFileModel):
         description="'stop' the run with an error naming the signal and its last error, or 'warn' and train on",
     )
     threshold: float = Field(
-        0.5, gt=0, le=1, description="a step fails for a signal when its error_frac is above this share"
+        0.5,
+        gt=0,
+        le=1,
+        description="a step fails for a signal when its error_frac is at or above this share (1: only when it "
+        "fails on every rollout; every value in (0, 1] can act)",
     )
     steps: int = Field(
         5, ge=1, le=1_000_000, description="training steps in a row over the threshold before the action"

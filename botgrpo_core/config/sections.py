@@ -108,6 +108,26 @@ class LoraSpec(RunFileModel):
         "but the output head)",
     )
 
+    @field_validator("target_modules")
+    @classmethod
+    def _adaptable(cls, value: Any) -> Any:
+        """An empty list adapts nothing; the output head and the embeddings are not LoRA's linear layers
+        (the head shares its weights with the embeddings in most small models): peft fails after the model
+        is built."""
+        if isinstance(value, str):
+            return value
+        if not value:
+            raise ValueError(
+                "an empty list adapts nothing; name linear layers (e.g. [q_proj, v_proj]) or 'all-linear'"
+            )
+        head = [t for t in value if t.rsplit(".", 1)[-1] in ("lm_head", "embed_tokens", "wte", "embed_out")]
+        if head:
+            raise ValueError(
+                f"{', '.join(head)}: the output head / embeddings are not adapted by LoRA here; name the linear "
+                "layers inside the blocks (e.g. [q_proj, v_proj]) or 'all-linear'"
+            )
+        return value
+
 
 class ModelConfig(RunFileModel):
     """The policy model."""
@@ -256,6 +276,19 @@ class TrainingConfig(RunFileModel):
         if isinstance(value, str) and value != "none":
             return [value]
         return "none" if value == [] else value
+
+    @field_validator("report_to")
+    @classmethod
+    def _once_each(cls, value: Any) -> Any:
+        """An integration listed twice would log every curve twice (two identical event files)."""
+        if isinstance(value, list):
+            twice = sorted({v for v in value if value.count(v) > 1})
+            if twice:
+                raise ValueError(
+                    f"{', '.join(twice)} is listed more than once (every curve would be logged twice); "
+                    "list each integration once"
+                )
+        return value
 
     @field_validator("output_dir")
     @classmethod

@@ -43,6 +43,7 @@ if TYPE_CHECKING:
 from botgrpo_core.engine.data import RunData, check_rows, load_data, to_trainer_rows
 from botgrpo_core.engine.evaluation import evaluate
 from botgrpo_core.engine.interrupt import RunInterrupted, StopOnSignal, disk_full
+from botgrpo_core.engine.lora import check_lora_targets
 from botgrpo_core.engine.model import load_model, prepare_model_dir
 from botgrpo_core.engine.outputs import (
     FINAL_MODEL_DIR,
@@ -63,8 +64,9 @@ from botgrpo_core.engine.outputs import (
 )
 from botgrpo_core.engine.report import _summary, format_report, write_plots
 from botgrpo_core.engine.run_lock import OutputDirLock
-from botgrpo_core.engine.setup import build_mixture, resolve_preset
+from botgrpo_core.engine.setup import TrainingSetupError, build_mixture, resolve_preset
 from botgrpo_core.engine.trl_args import grpo_args, quiet_library_deprecations
+from botgrpo_core.signals.files import DIGESTS_FILE, file_digests, resume_problem
 
 
 # ------------------------------------------------------------------------------------------------
@@ -210,6 +212,13 @@ def run_training(
     # one run per folder: the main process holds its lock until the run ends (refused: nothing touched)
     with OutputDirLock(output_dir, log) if is_main else contextlib.nullcontext():
         check_output_dir(output_dir, resume=resume, overwrite=overwrite)  # every rank raises alike
+        problem = (
+            resume_problem(output_dir, config.rewards.signals, log if is_main else _silent)
+            if resume
+            else None
+        )
+        if problem:  # the signal files must be the ones the run started with
+            raise TrainingSetupError(problem)
         done = completed_run(output_dir, config.training.steps) if resume else None
         if done is not None:
             if is_main:
@@ -255,6 +264,7 @@ def _run(
                 source = prepare_model_dir(config, setup.run_data, log)
                 model_s = time.time() - model_start  # the warm start, when it is not cached
             model, tokenizer = load_model(config, source)
+            check_lora_targets(config, model)  # before anything of the run is written
             ctx = _start_metrics(config, setup, model, tokenizer, resume_from, is_main, log)
             _make_trainer(ctx, setup, [*callbacks, stop.callback(lambda: ctx.trainer)])
             _train(ctx, setup, resume_from, progress, stop)
@@ -368,6 +378,8 @@ def _start_metrics(
     if is_main:
         resolved = config.model_dump(mode="json")
         atomic_write(output_dir / "config.yaml", yaml.safe_dump(resolved, sort_keys=False))
+        digests = file_digests(config.rewards.signals)  # what --resume checks (_check_signal_files)
+        atomic_write(output_dir / DIGESTS_FILE, json.dumps(digests, indent=2) + "\n")
     metrics = MetricsLog(output_dir / METRICS_FILE, enabled=is_main)
     ctx = _RunContext(
         config, metrics, run_data, setup.mixture, tokenizer, model=model, log=log, is_main=is_main

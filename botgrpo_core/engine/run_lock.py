@@ -19,6 +19,7 @@ import fcntl
 import json
 import os
 import socket
+import stat
 import sys
 import time
 from collections.abc import Callable
@@ -45,7 +46,7 @@ class OutputDirLock:
         self._created_dir = not self.output_dir.exists()
         self.output_dir.mkdir(parents=True, exist_ok=True)
         while True:
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+            fd = self._open()
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
@@ -56,7 +57,7 @@ class OutputDirLock:
             # The holder before us may have unlinked the file between our open and our flock: then we hold
             # a lock on a name that no longer exists, and must take the new file's lock instead.
             try:
-                same = os.path.samestat(os.fstat(fd), os.stat(self.path))
+                same = os.path.samestat(os.fstat(fd), os.lstat(self.path))
             except FileNotFoundError:
                 same = False
             if same:
@@ -89,6 +90,35 @@ class OutputDirLock:
         os.fsync(fd)
         self._fd = fd
         return self
+
+    def _open(self) -> int:
+        """Open (or create) the lock file itself, never what a link there points to: a ``train.lock`` that
+        is a symlink (its target would be truncated, a dangling one created), a folder or another special
+        file is refused, naming the path and the fix, and nothing is changed."""
+        flags = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | getattr(os, "O_NONBLOCK", 0)
+        try:
+            fd = os.open(self.path, flags, 0o644)
+        except OSError as exc:
+            kind = (
+                "a symbolic link"
+                if os.path.islink(self.path)
+                else ("a folder" if self.path.is_dir() else f"unusable ({exc.strerror})")
+            )
+            self._drop_created_dir()
+            raise TrainingSetupError(self._not_a_lock(kind)) from None
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            os.close(fd)
+            self._drop_created_dir()
+            raise TrainingSetupError(self._not_a_lock("not a regular file"))
+        os.set_blocking(fd, True)
+        return fd
+
+    def _not_a_lock(self, kind: str) -> str:
+        return (
+            f"training.output_dir {str(self.output_dir)!r}: {self.path} is {kind}, not the run lock "
+            f"botgrpo writes; nothing was changed. Remove it (rm {self.path}; botgrpo recreates it as a plain "
+            "file) or set training.output_dir to another folder"
+        )
 
     def __exit__(self, *exc: object) -> None:
         if self._fd is None:

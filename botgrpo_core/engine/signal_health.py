@@ -3,7 +3,7 @@
 One bad sample costs that sample (``on_error``); a signal that fails on most of every batch (a dead judge
 server, a plugin whose workers cannot start, a broken install) would leave the run learning from the
 ``on_error`` value alone while it reports success. After ``steps`` training steps in a row with a signal's
-``signals/<name>/error_frac`` above ``threshold``, the run stops (``action: stop``, the default) with
+``signals/<name>/error_frac`` at or above ``threshold``, the run stops (``action: stop``, the default) with
 :class:`SignalFailureError` naming the signal, its error share and the last error, or logs a warning
 (``action: warn``). The fractions are the gathered batch metrics, the same on every process, so every
 process of a distributed run stops at the same step.
@@ -23,12 +23,12 @@ if TYPE_CHECKING:
 
 
 class SignalFailureError(SignalError):
-    """A signal failed on more than ``rewards.on_signal_failure.threshold`` of the rollouts for
+    """A signal failed on at least ``rewards.on_signal_failure.threshold`` of the rollouts for
     ``steps`` training steps in a row, under ``action: stop``."""
 
 
 class SignalHealth:
-    """Counts, per signal, the training steps in a row whose error share is over the threshold.
+    """Counts, per signal, the training steps in a row whose error share is at or above the threshold.
 
     :param policy: ``rewards.on_signal_failure``.
     :param log_fn: where ``action: warn`` writes.
@@ -44,7 +44,7 @@ class SignalHealth:
         """One generation batch of training step ``step``: its gathered metrics and this process's mixture.
 
         A step counts once however many generation batches it has (gradient accumulation, dynamic
-        sampling): over the threshold in any of them makes it a failing step.
+        sampling): at or above the threshold in any of them makes it a failing step.
 
         :raises SignalFailureError: a signal reached ``steps`` failing steps in a row, under ``action: stop``.
         """
@@ -53,7 +53,7 @@ class SignalHealth:
             frac = metrics.get(f"signals/{name}/error_frac")
             if frac is None:
                 continue
-            if frac <= policy.threshold:
+            if frac < policy.threshold:  # at the threshold fails: threshold 1 still acts (issue 39)
                 if self._last_step.get(name) != step:
                     self.streak[name] = 0
                 continue

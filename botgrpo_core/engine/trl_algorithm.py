@@ -5,11 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from trl import GRPOConfig
-
 from botgrpo_core.config.presets import Preset, PresetError, check_estimator_ratio
 
 if TYPE_CHECKING:
+    from trl import GRPOConfig
+
     from botgrpo_core.config.models import AlgorithmConfig
 
 #: Preset aggregation -> TRL loss_type.

@@ -204,6 +204,59 @@ def _trl_kwargs(config: RunConfig, preset: Preset, output_dir: Path) -> dict[str
     return kwargs
 
 
+def grpo_config_field_names() -> set[str]:
+    """The field names of the installed ``trl.GRPOConfig`` (with ``TrainingArguments``'), read from the
+    two packages' source files without importing them (torch-free: ``botgrpo validate`` stays instant).
+
+    :raises TrainingSetupError: trl or transformers is not installed, or its source does not parse.
+    """
+    import ast
+    import importlib.util
+
+    def fields(module: str, file: str, classes: tuple[str, ...]) -> set[str]:
+        spec = importlib.util.find_spec(module)
+        if spec is None or spec.origin is None:
+            raise TrainingSetupError(f"engine.trl_args needs {module}: pip install {module}")
+        tree = ast.parse((Path(spec.origin).parent / file).read_text(encoding="utf-8"))
+        return {
+            node.target.id
+            for cls in tree.body
+            if isinstance(cls, ast.ClassDef) and cls.name in classes
+            for node in cls.body
+            if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name)
+        }
+
+    try:
+        return (
+            fields("transformers", "training_args.py", ("TrainingArguments",))
+            | fields("trl", "trainer/grpo_config.py", ("GRPOConfig",))
+            | fields("trl", "trainer/base_config.py", ("_BaseConfig",))
+        )
+    except (OSError, SyntaxError) as exc:
+        raise TrainingSetupError(f"engine.trl_args: cannot read TRL's GRPOConfig fields ({exc})") from None
+
+
+def trl_args_problem(config: RunConfig) -> str | None:
+    """What ``train`` would refuse in ``engine.trl_args``, checked without importing TRL (``validate``):
+    unknown fields, fields the run file or the preset owns, values ``BoTGRPOTrainer`` refuses."""
+    from types import SimpleNamespace
+
+    from botgrpo_core.config.presets import get_preset
+    from botgrpo_core.engine.trl_fields import check_grpo_config
+
+    trl_args = config.engine.trl_args
+    if not trl_args:
+        return None
+    try:
+        _user_trl_args(trl_args, grpo_config_field_names(), get_preset(config.algorithm.preset))
+        check_grpo_config(SimpleNamespace(**trl_args))
+    except TrainingSetupError as exc:
+        return str(exc)
+    except ValueError as exc:  # "GRPOConfig.scale_rewards='batch' is not supported by BoTGRPOTrainer: ..."
+        return f"engine.trl_args: {exc}"
+    return None
+
+
 def _user_trl_args(trl_args: dict[str, Any], known: set[str], preset: Preset) -> dict[str, Any]:
     """``engine.trl_args``, checked: real ``GRPOConfig`` fields, none that the algorithm preset sets."""
     from botgrpo_core.engine.trl_algorithm import trl_algorithm_args

@@ -23,7 +23,7 @@ from multiprocessing.reduction import ForkingPickler as _ForkingPickler
 from typing import Any
 
 from botgrpo_core.rewards.pool_batch import _Batch
-from botgrpo_core.rewards.pool_worker import _worker_main
+from botgrpo_core.rewards.pool_worker import _worker_main, end_descendants
 from botgrpo_core.signals import SampleError
 
 #: Items in flight per worker by default: one running, the next waiting in its pipe.
@@ -214,6 +214,7 @@ class WorkerPool:
         if worker.process is None:
             return
         if worker.process.is_alive():
+            end_descendants(worker.process.pid)  # what its task started dies with it
             worker.process.kill()
         worker.process.join(timeout=5)
         if worker.conn is not None:

@@ -10,13 +10,18 @@ registered like any plugin's (``<namespace>.<signal>``, refused when a plugin al
 in the same runner: the result checks against its bounds, the result cache, ``on_error``, and with
 ``workers`` > 0 the core's worker pool with ``timeout_s`` and ``memory_mb``. A worker loads the file itself
 (:class:`FileScorer` pickles as the path and the function's name), so the function needs no importable
-module. Relative paths are read from the current folder, as ``data.path`` is.
+module. Relative paths are read from the current folder, as ``data.path`` is; the file's own folder is
+appended to ``sys.path`` (a sibling module imports).
 
-The file is the user's own code, imported like a plugin; model output reaches the function as data only.
+The file is the user's own code, imported like a plugin (``botgrpo validate`` imports it too, so its
+top-level code runs there); model output reaches the function as data only. What it prints goes to stderr;
+``sys.exit`` at import is an error naming the key. ``train`` records each file's SHA-256 in
+``signal_files.json`` and ``--resume`` refuses a file that changed since (:func:`check_digests`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib.util
 import sys
@@ -53,9 +58,14 @@ def _module(path: Path) -> types.ModuleType:
     key = str(path.resolve())
     if key in _LOADED:
         return _LOADED[key]
+    if path.is_dir():
+        raise FileSignalError(f"{str(path)!r} is a folder, not a Python file; name the .py file in it")
     if not path.is_file():
         where = "" if path.is_absolute() else f" (relative to {Path.cwd()}, where the run starts)"
         raise FileSignalError(f"{str(path)!r} does not exist{where}; fix the path or create the file")
+    folder = str(Path(key).parent)
+    if folder not in sys.path:  # its sibling modules import, as they would for `python file.py`
+        sys.path.append(folder)
     name = "botgrpo_file_signal_" + hashlib.sha1(key.encode()).hexdigest()[:12]
     spec = importlib.util.spec_from_file_location(name, key)
     if spec is None or spec.loader is None:
@@ -63,7 +73,14 @@ def _module(path: Path) -> types.ModuleType:
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
     try:
-        spec.loader.exec_module(module)
+        with contextlib.redirect_stdout(sys.stderr):  # its prints are not the command's output
+            spec.loader.exec_module(module)
+    except SystemExit as exc:  # sys.exit() at import would end `botgrpo validate` / `train` silently
+        del sys.modules[name]
+        raise FileSignalError(
+            f"importing {str(path)!r} called sys.exit({exc.code!r}); a signal file must not exit at import: "
+            "remove the call (or put it under `if __name__ == '__main__':`)"
+        ) from None
     except Exception as exc:
         del sys.modules[name]
         raise FileSignalError(
@@ -99,7 +116,8 @@ class _FunctionScorer:
         self.fn = fn
 
     def score(self, samples: Sequence[Sample]) -> Sequence[SampleResult]:
-        return self.fn(list(samples))
+        with contextlib.redirect_stdout(sys.stderr):  # a print() never lands in `score --json`'s output
+            return self.fn(list(samples))
 
 
 @dataclass(frozen=True)
@@ -153,3 +171,60 @@ def register_file_signals(signals: Sequence[Any], manager: Any) -> None:
                 continue
             manager.unregister(plugin)
         manager.register(_InProcessSignals((spec,)), name=plugin, distribution=signal.path)
+
+
+DIGESTS_FILE = "signal_files.json"
+
+
+def file_digests(signals: Sequence[Any]) -> dict[str, dict[str, str]]:
+    """``{"rewards.signals[i].path": {"path": resolved path, "sha256": ...}}`` of every file signal."""
+    out = {}
+    for i, signal in enumerate(signals):
+        if getattr(signal, "path", None) is None:
+            continue
+        file = split_path(signal.path)[0].resolve()
+        out[f"rewards.signals[{i}].path"] = {
+            "path": str(file),
+            "sha256": hashlib.sha256(file.read_bytes()).hexdigest(),
+        }
+    return out
+
+
+def check_digests(recorded: dict[str, Any], current: dict[str, dict[str, str]]) -> str | None:
+    """Why a resumed run must not go on with ``current`` signal files (None when each file is the one the
+    run recorded): the code that scored the run so far would change silently mid-run."""
+    for key in sorted(set(recorded) | set(current)):
+        was, now = recorded.get(key), current.get(key)
+        if was == now:
+            continue
+        if was is None or now is None:
+            what = "is new" if was is None else "is gone"
+            return (
+                f"{key}: the signal file {what} since the run started ({DIGESTS_FILE}); resume with the "
+                "run file it started with, or start again with --overwrite"
+            )
+        return (
+            f"{key}: {now['path']} changed since the run started (sha256 {str(was.get('sha256'))[:12]}... "
+            f"recorded in {DIGESTS_FILE}, now {now['sha256'][:12]}...): --resume refuses to go on with other "
+            "signal code. Restore the file, or start again with --overwrite (or another "
+            "training.output_dir)"
+        )
+    return None
+
+
+def resume_problem(output_dir: Path, signals: Sequence[Any], log: Callable[[str], None]) -> str | None:
+    """``--resume`` into ``output_dir``: why it must not go on (a signal file changed, :func:`check_digests`),
+    or None. A run from before ``signal_files.json`` was written is resumed with a warning."""
+    import json
+
+    record = Path(output_dir) / DIGESTS_FILE
+    current = file_digests(signals)
+    if not record.is_file():
+        if current:
+            log(f"warning: {record} is missing (a run from before it was written): signal files not checked")
+        return None
+    try:
+        recorded = json.loads(record.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        return f"{record}: unreadable ({exc}); start again with --overwrite"
+    return check_digests(recorded if isinstance(recorded, dict) else {}, current)

@@ -86,8 +86,8 @@ def test_plain_values_are_not_an_alias_bomb_and_aliases_still_are():
 
 
 def test_a_run_file_with_150k_values_validates(tmp_path, capsys):
-    """Through validate (engine.trl_args takes any mapping): no "alias bomb" for values written out."""
-    run = {**RUN, "engine": {**RUN["engine"], "trl_args": {"x": list(range(150_000))}}}
+    """Through validate (a trl_args field takes any value): no "alias bomb" for values written out."""
+    run = {**RUN, "engine": {**RUN["engine"], "trl_args": {"model_init_kwargs": list(range(150_000))}}}
     assert main(["validate", str(_write(tmp_path, run))]) == 0, capsys.readouterr().err[:2000]
     assert "OK" in capsys.readouterr().out
 

@@ -278,10 +278,10 @@ def test_aliases_and_merge_keys_within_the_limits_still_work(in_tmp: Path, capsy
 
 @pytest.mark.parametrize(("lists", "refused"), [(MAX_DEPTH - 3, False), (MAX_DEPTH - 2, True)])
 def test_nesting_limit(in_tmp: Path, capsys, lists: int, refused: bool) -> None:
-    """engine -> trl_args -> x -> ``lists`` nested lists: the document is ``3 + lists`` levels deep."""
+    """engine -> trl_args -> model_init_kwargs -> ``lists`` nested lists: the document is ``3 + lists`` levels deep."""
     path = in_tmp / "run.yaml"
     nested = "[" * lists + "]" * lists
-    path.write_text(_with("engine:\n", "engine:\n  trl_args: {x: " + nested + "}\n"))
+    path.write_text(_with("engine:\n", "engine:\n  trl_args: {model_init_kwargs: " + nested + "}\n"))
     rc, output = _validate(path, [], capsys)
     assert (rc == 2 and f"nests over {MAX_DEPTH} levels" in output) if refused else rc == 0, output
 
