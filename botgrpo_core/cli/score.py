@@ -12,11 +12,12 @@ torch and transformers are imported inside the functions: ``botgrpo --help`` sta
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -28,11 +29,16 @@ if TYPE_CHECKING:
     from botgrpo_core.rewards.mixture import MixtureOutput
     from botgrpo_core.signals import Sample
 
-#: ``--tokenizer`` values that build a tokenizer in code instead of loading one.
+from botgrpo_core.cli.score_input import (
+    CHUNK_ROWS,
+    ScoreInputError,
+    chunks,
+    plan_input,
+    read_chunk,
+    read_rows,
+)
 
-
-class ScoreInputError(ValueError):
-    """A problem with the ``--input`` file or the options; the message says where and how to fix it."""
+__all__ = ["ScoreInputError", "ScoreReport", "read_rows", "run_score", "score_rows"]
 
 
 @dataclass
@@ -50,72 +56,7 @@ class ScoreReport:
         list[str]
     ]  # per sample, per token: the tokenizer's piece (shown for empty-range tokens)
     notes: list[str]  # things the user should know (e.g. a tokenizer round trip changed a completion)
-
-
-# --- input --------------------------------------------------------------------------------------------------------
-def read_rows(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
-    """Read the JSONL input: one JSON object per non-blank line, each with string ``prompt`` and ``completion``.
-
-    :raises ScoreInputError: naming the file and line for a missing file, bad JSON or a bad row.
-    """
-    source = str(path)
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ScoreInputError(
-            f"{source}: input file not found; pass an existing JSONL file to --input"
-        ) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ScoreInputError(
-            f"{source}: cannot read the input file ({exc}); it must be UTF-8 JSONL"
-        ) from None
-    rows: list[dict[str, Any]] = []
-    # split on "\n" only: str.splitlines() would also split inside strings holding U+2028 and the like
-    for number, line in enumerate(text.split("\n"), start=1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise ScoreInputError(
-                f"{source}:{number}: not valid JSON ({exc.msg} at column {exc.colno}); each line must be one "
-                'JSON object such as {"prompt": "...", "completion": "..."}'
-            ) from None
-        if not isinstance(row, dict):
-            raise ScoreInputError(
-                f"{source}:{number}: expected a JSON object with 'prompt' and 'completion', got {type(row).__name__}"
-            )
-        missing = [key for key in ("prompt", "completion") if key not in row]
-        if missing:
-            raise ScoreInputError(
-                f"{source}:{number}: missing field(s) {', '.join(repr(k) for k in missing)}; every line needs "
-                "'prompt' and 'completion' (other fields are passed to the signals as the dataset row)"
-            )
-        for key in ("prompt", "completion"):
-            if not isinstance(row[key], str):
-                raise ScoreInputError(
-                    f"{source}:{number}: {key!r} must be a string, got {type(row[key]).__name__}"
-                )
-        rows.append(row)
-    if not rows:
-        raise ScoreInputError(f"{source}: no rows; add JSON lines with 'prompt' and 'completion'")
-    return rows
-
-
-def group_rows(prompts: Sequence[str], group_size: int | None) -> list[int]:
-    """Group index of each row: rows with the same prompt (numbered by first appearance), or blocks of
-    ``group_size`` consecutive rows."""
-    if group_size is None:
-        seen: dict[str, int] = {}
-        return [seen.setdefault(p, len(seen)) for p in prompts]
-    if group_size < 1:
-        raise ScoreInputError(f"--group-size must be a positive integer, got {group_size}")
-    if len(prompts) % group_size:
-        raise ScoreInputError(
-            f"--group-size {group_size} does not divide the {len(prompts)} rows; give a multiple of it, "
-            "or leave --group-size out to group rows by prompt"
-        )
-    return [i // group_size for i in range(len(prompts))]
+    row_indices: list[int] | None = None  # (B,) each sample's row in the input (default: 0..B-1)
 
 
 # --- tokenizer ------------------------------------------------------------------------------------------------
@@ -216,29 +157,52 @@ def compute_run_advantages(
 
 
 # --- the whole pipeline ---------------------------------------------------------------------------------------
+def _group_ids(rows: Sequence[dict[str, Any]], group_size: int | None) -> list[int]:
+    """Group of each row: by prompt (numbered by first appearance), or blocks of ``group_size`` rows."""
+    if group_size is None:
+        seen: dict[str, int] = {}
+        keys = [json.dumps(r["prompt"], ensure_ascii=False, sort_keys=True) for r in rows]
+        return [seen.setdefault(k, len(seen)) for k in keys]
+    if group_size < 1 or len(rows) % group_size:
+        raise ScoreInputError(
+            f"--group-size {group_size} must be a positive divisor of the {len(rows)} rows; leave it out to "
+            "group rows by prompt"
+        )
+    return [i // group_size for i in range(len(rows))]
+
+
 def score_rows(
     config: RunConfig,
     rows: Sequence[dict[str, Any]],
     *,
     tokenizer: Any | str | None = None,
     group_size: int | None = None,
+    group_ids: Sequence[int] | None = None,
+    row_indices: Sequence[int] | None = None,
+    mixture: Any = None,
 ) -> ScoreReport:
-    """Tokenize, score, mix and compute advantages for ``rows`` (each with ``prompt`` and ``completion``).
+    """Tokenize, score, mix and compute advantages for ``rows``: plain ``{"prompt", "completion", ...}``
+    dicts or :func:`~botgrpo_core.cli.score_input.check_row`'s form (chat prompts, ``truncated``).
 
     :param tokenizer: a tokenizer object, a name for :func:`load_tokenizer`, or ``None`` for the run's
         (:func:`run_tokenizer`).
     :param group_size: rows per group (consecutive); ``None`` groups rows by prompt.
+    :param group_ids: the group of each row (overrides ``group_size``; ``botgrpo score``'s chunks).
+    :param row_indices: each row's index in the input, shown in the output.
+    :param mixture: an open :class:`~botgrpo_core.rewards.mixture.RewardMixture` to score with (kept open
+        across chunks); default: one for this call.
     """
     import torch
 
+    from botgrpo_core.cli.score_input import check_row
     from botgrpo_core.rewards.mixture import RewardMixture
     from botgrpo_core.rewards.samples import decode_samples
     from botgrpo_core.rewards.uncovered import centre_uncovered
 
     torch.set_num_threads(1)  # small tensors; more threads only contend (2-core machines)
-    prompts = [r["prompt"] for r in rows]
+    rows = [r if "prompt_text" in r else check_row(r, f"row {i}") for i, r in enumerate(rows)]
     completions = [r["completion"] for r in rows]
-    group_ids = group_rows(prompts, group_size)
+    group_ids = list(group_ids) if group_ids is not None else _group_ids(rows, group_size)
     alphabet = None
     if tokenizer is None:
         tokenizer, alphabet = run_tokenizer(config)
@@ -246,23 +210,27 @@ def score_rows(
         tokenizer_name = tokenizer
         tokenizer = load_tokenizer(tokenizer, completions, alphabet=alphabet)
     else:
-        tokenizer_name = type(tokenizer).__name__
+        tokenizer_name = getattr(tokenizer, "botgrpo_name", type(tokenizer).__name__)
     ids = [_encode(tokenizer, text) for text in completions]
-    extra = [{k: v for k, v in r.items() if k not in ("prompt", "completion")} for r in rows]
-    samples = decode_samples(tokenizer, prompts, ids, extra)
+    prompts = [r["prompt_text"] for r in rows]
+    cut = [r["truncated"] for r in rows]
+    samples = decode_samples(tokenizer, prompts, ids, [r["extra"] for r in rows], truncated=cut)
+    indices = list(row_indices) if row_indices is not None else list(range(len(rows)))
     notes = [
-        f"row {i}: the tokenizer does not round-trip this completion; signals score the decoded text"
+        f"row {indices[i]}: the tokenizer does not round-trip this completion; signals score the decoded text"
         for i, (s, text) in enumerate(zip(samples, completions))
         if s.completion != text
     ]
     labels = [list(tokenizer.convert_ids_to_tokens(list(s.token_ids))) for s in samples]
-    with RewardMixture(config.rewards) as mixture:
+    if mixture is None:
+        with RewardMixture(config.rewards) as own:
+            output = own.score_batch(samples)
+    else:
         output = mixture.score_batch(samples)
     groups = torch.tensor(list(group_ids), dtype=torch.long)  # uncovered: group_mean, as in training
-    output = centre_uncovered(
-        output, torch.unique(groups, return_inverse=True)[1], len(set(group_ids)), config.rewards.beta
-    )
-    advantages, estimator = compute_run_advantages(config, output, group_ids)
+    local = torch.unique(groups, return_inverse=True)[1]
+    output = centre_uncovered(output, local, len(set(group_ids)), config.rewards.beta)
+    advantages, estimator = compute_run_advantages(config, output, local.tolist())
     return ScoreReport(
         config=config,
         samples=samples,
@@ -273,6 +241,7 @@ def score_rows(
         tokenizer_name=str(tokenizer_name),
         token_labels=labels,
         notes=notes,
+        row_indices=indices,
     )
 
 
@@ -288,18 +257,89 @@ def use_color(stream: Any, choice: str | None = None) -> bool:
     return bool(getattr(stream, "isatty", lambda: False)())
 
 
+@contextlib.contextmanager
+def stdout_to_stderr() -> Iterator[Any]:
+    """While scoring, file descriptor 1 (and ``sys.stdout``) is stderr, so nothing signal code prints, in
+    this process, its children or its pool workers, lands in ``--json``'s output; yields a text stream on
+    the real stdout for the output itself."""
+    sys.stdout.flush()
+    saved = os.dup(1)
+    try:
+        real = sys.stdout.fileno() == 1
+    except (AttributeError, OSError, ValueError):  # a captured stream (tests, an embedding program)
+        real = False
+    out = os.fdopen(saved, "w", encoding="utf-8", closefd=False) if real else sys.stdout
+    os.dup2(2, 1)
+    try:
+        with contextlib.redirect_stdout(sys.stderr):
+            yield out
+    finally:
+        with contextlib.suppress(OSError, ValueError):
+            out.flush()
+        os.dup2(saved, 1)
+        os.close(saved)
+
+
+def _score_stream(args: argparse.Namespace, config: RunConfig, plan: Any, out: Any) -> list[str]:
+    """Score the input chunk by chunk, writing each chunk's output as it is ready (memory flat in the number
+    of rows); returns the notes for stderr."""
+    from botgrpo_core.cli.html_view import HtmlPage
+    from botgrpo_core.cli.records import SummaryTotals, json_end, json_samples
+    from botgrpo_core.cli.terminal_view import terminal_footer, terminal_header, terminal_samples
+    from botgrpo_core.rewards.mixture import RewardMixture
+
+    name, alphabet = (args.tokenizer, None) if args.tokenizer else run_tokenizer(config)
+    tokenizer = load_tokenizer(name, ["".join(plan.chars)], alphabet=alphabet)
+    tokenizer.botgrpo_name = name
+    color = use_color(out, args.color)
+    totals, page = SummaryTotals(), HtmlPage() if args.html else None
+    with RewardMixture(config.rewards) as mixture:
+        for k, indices in enumerate(chunks(plan, CHUNK_ROWS)):
+            rows = read_chunk(plan, indices)
+            report = score_rows(
+                config,
+                rows,
+                tokenizer=tokenizer,
+                group_ids=[plan.groups[i] for i in indices],
+                row_indices=indices,
+                mixture=mixture,
+            )
+            totals.add(report)
+            if page is not None:
+                page.add(report)
+            if args.json:
+                out.write(json_samples(report, first=k == 0))
+            else:
+                if k == 0:
+                    out.write(
+                        terminal_header(
+                            {**totals.result(), "rows": plan.rows, "groups": plan.n_groups}, color
+                        )
+                    )
+                out.write("\n" + terminal_samples(report, color))
+            out.flush()
+    info = totals.result()
+    out.write((json_end(info) if args.json else "\n" + terminal_footer(info, color)) + "\n")
+    notes = list(info["notes"])
+    if page is not None:
+        path = Path(args.html)
+        try:
+            path.write_text(page.render(info), encoding="utf-8")
+        except OSError as exc:
+            raise ScoreInputError(f"cannot write {path}: {exc.strerror}") from None
+        notes += [*page.notes, f"wrote {path}"]
+    return notes
+
+
 def run_score(args: argparse.Namespace) -> int:
     """Entry point of ``botgrpo score`` (see ``botgrpo score --help``). Returns the exit status."""
-    from botgrpo_core.cli.html_view import render_html
-    from botgrpo_core.cli.records import render_json
-    from botgrpo_core.cli.terminal_view import render_terminal
     from botgrpo_core.config.errors import ConfigError
     from botgrpo_core.config.loading import load_config
     from botgrpo_core.rewards.runner import SignalError
     from botgrpo_core.signals.manager import PluginError
 
     try:
-        rows = read_rows(args.input)
+        plan = plan_input(args.input, args.group_size)
     except ScoreInputError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -313,7 +353,11 @@ def run_score(args: argparse.Namespace) -> int:
     for w in caught:
         print(f"warning: {w.message}", file=sys.stderr)
     try:
-        report = score_rows(config, rows, tokenizer=args.tokenizer, group_size=args.group_size)
+        with stdout_to_stderr() as out:
+            notes = _score_stream(args, config, plan, out)
+    except BrokenPipeError:  # `botgrpo score ... | head`: the reader left; not an error
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except (ScoreInputError, ConfigError, PluginError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -324,22 +368,6 @@ def run_score(args: argparse.Namespace) -> int:
         message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
         print(f"error: {message} (algorithm section of {args.run_file})", file=sys.stderr)
         return 2
-    for note in report.notes:
-        print(f"note: {note}", file=sys.stderr)
-    if args.html:
-        path = Path(args.html)
-        try:
-            path.write_text(render_html(report), encoding="utf-8")
-        except OSError as exc:
-            print(f"error: cannot write {path}: {exc.strerror}", file=sys.stderr)
-            return 2
-        print(f"wrote {path}", file=sys.stderr)
-    text = (
-        render_json(report) if args.json else render_terminal(report, color=use_color(sys.stdout, args.color))
-    )
-    try:
-        print(text)
-        sys.stdout.flush()
-    except BrokenPipeError:  # `botgrpo score ... | head`: the reader left; not an error
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    for note in notes:
+        print(note if note.startswith("wrote ") else f"note: {note}", file=sys.stderr)
     return 0

@@ -122,23 +122,35 @@ def _token_table(record: dict[str, Any], pieces: list[tuple[str, str]]) -> list[
 def render_terminal(report: ScoreReport, *, color: bool = True) -> str:
     """The terminal view. With ``color``, token backgrounds show reward and advantage (24-bit ANSI);
     without it, a per-token table carries the same numbers."""
-    records = sample_records(report)
     info = summary(report)
+    return "\n".join(
+        [terminal_header(info, color), terminal_samples(report, color), terminal_footer(info, color)]
+    )
+
+
+def terminal_header(info: dict[str, Any], color: bool) -> str:
+    """The first line: rows, groups, tokenizer, preset, estimator, alpha and beta."""
+    bold, reset = (BOLD, RESET) if color else ("", "")
+    return (
+        f"{bold}botgrpo score{reset}: {info['rows']} rows in {info['groups']} group(s); tokenizer {info['tokenizer']}; "
+        f"preset {info['preset']}, estimator {info['estimator']}; alpha {info['alpha']:g}, beta {info['beta']:g}"
+    )
+
+
+def terminal_samples(report: ScoreReport, color: bool) -> str:
+    """One chunk of rows: the colour legends (scaled to the chunk) and each row's view."""
+    records = sample_records(report)
     reward_scale = _scale([r["token_rewards"] for r in records])
     adv_scale = _scale([r["advantages"] for r in records])
     bold, reset = (BOLD, RESET) if color else ("", "")
-    lines = [
-        f"{bold}botgrpo score{reset}: {info['rows']} rows in {info['groups']} group(s); tokenizer {info['tokenizer']}; "
-        f"preset {info['preset']}, estimator {info['estimator']}; alpha {info['alpha']:g}, beta {info['beta']:g}",
-        _legend("reward    ", reward_scale, color),
-        _legend("advantage ", adv_scale, color),
-    ]
+    lines = [_legend("reward    ", reward_scale, color), _legend("advantage ", adv_scale, color)]
     for record in records:
         pieces = _display_pieces(record)
         prompt = safe_text(record["prompt"]).replace("\n", "↵")
         if len(prompt) > 60:
             prompt = prompt[:57] + "..."
         status = "" if record["valid"] else "  DROPPED (on_error: nan)"
+        status += "  TRUNCATED (cut by the length cap)" if record["truncated"] else ""
         lines += [
             "",
             f"{bold}#{record['index']}{reset}  group {record['group']}  outcome {_fmt(record['outcome'])}  "
@@ -153,7 +165,14 @@ def render_terminal(report: ScoreReport, *, color: bool = True) -> str:
             lines += _token_table(record, pieces)
         lines.append("  signals:")
         lines += _signal_lines(record, color)
-    lines += ["", f"{bold}signals{reset} (over {info['rows']} rows)"]
+    return "\n".join(lines)
+
+
+def terminal_footer(info: dict[str, Any], color: bool) -> str:
+    """The per-signal table over every row."""
+    bold, reset = (BOLD, RESET) if color else ("", "")
+    cut = f"; {info['truncated']} truncated (cut by the length cap)" if info.get("truncated") else ""
+    lines = ["", f"{bold}signals{reset} (over {info['rows']} rows{cut})"]
     lines.append(f"  {'name':<24} {'kind':<7} {'weight':>7} {'mean':>9} {'errors':>7}  reasons / cache hits")
     for name, s in info["signals"].items():
         reasons = ", ".join(f"{k}: {v}" for k, v in sorted(s["errors"].items())) or "-"

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import torch
@@ -11,19 +10,6 @@ from trl.trainer.utils import pad
 
 if TYPE_CHECKING:
     pass
-
-
-def _prompt_text(prompt: Any) -> str:
-    """A conversational prompt (list of messages) as the text of its last user message."""
-    if isinstance(prompt, str):
-        return prompt
-    if isinstance(prompt, list) and prompt:
-        users = [m for m in prompt if isinstance(m, Mapping) and m.get("role") == "user"] or prompt
-        content = users[-1].get("content", "") if isinstance(users[-1], Mapping) else users[-1]
-        if isinstance(content, list):  # content blocks
-            return "".join(c.get("text", "") for c in content if isinstance(c, Mapping))
-        return str(content)
-    return str(prompt)
 
 
 # ---- tensor helpers ------------------------------------------------------------------------------

@@ -88,8 +88,7 @@ def evaluate(
 
     ``temperature`` applies to sampled (not greedy) evaluation; the run passes its rollout temperature, so
     the held-out figures describe the policy as training samples it."""
-    from botgrpo_core.engine.batches import _prompt_text
-    from botgrpo_core.rewards.samples import decode_samples
+    from botgrpo_core.rewards.samples import decode_samples, prompt_text
 
     if not rows:
         return {}
@@ -107,7 +106,7 @@ def evaluate(
     out: dict[str, float] = {}
     if task is not None:
         out.update(task.evaluate(plain, texts))
-    samples = decode_samples(tokenizer, [_prompt_text(r["prompt"]) for r in rows], ids, plain)
+    samples = decode_samples(tokenizer, [prompt_text(r["prompt"]) for r in rows], ids, plain)
     mix = mixture.score_batch(samples)
     lengths = mix.mask.sum(1).clamp(min=1)
     per_rollout = (mix.token_rewards.nan_to_num(0.0).sum(1) / lengths)[mix.valid]

@@ -32,7 +32,7 @@ from trl import GRPOConfig, GRPOTrainer
 from botgrpo_core.config.presets import Preset
 from botgrpo_core.engine.batch_metrics import ROLLOUT_COLUMNS, advantage_columns
 from botgrpo_core.engine.batch_metrics import batch_metrics as gathered_batch_metrics
-from botgrpo_core.engine.batches import _concat, _pad_right, _prompt_text, _select
+from botgrpo_core.engine.batches import _concat, _pad_right, _select
 from botgrpo_core.engine.dominance import OutcomeDominance
 from botgrpo_core.engine.signal_health import SignalHealth
 from botgrpo_core.engine.trl_algorithm import check_trl_args, preset_from_trl_args
@@ -41,7 +41,7 @@ from botgrpo_core.engine.trl_fields import check_grpo_config
 from botgrpo_core.estimators.gathered import gathered_advantages, group_keep
 from botgrpo_core.estimators.moments import rollout_moments
 from botgrpo_core.rewards.mixture import MixtureOutput, RewardMixture
-from botgrpo_core.rewards.samples import decode_samples
+from botgrpo_core.rewards.samples import decode_samples, prompt_text
 from botgrpo_core.rewards.uncovered import centred_signals, coverage_moments, fill_uncovered, group_fills
 
 
@@ -234,7 +234,7 @@ class BoTGRPOTrainer(GRPOTrainer):
         completion_ids_list: list[Any],
     ) -> torch.Tensor:
         rows = [{k: v for k, v in x.items() if k != "prompt"} for x in inputs]
-        texts = [_prompt_text(p) for p in prompts]
+        texts = [prompt_text(p) for p in prompts]
         # TRL's own test for a completion the length cap cut (its clipped_ratio metric, mask_truncated_completions)
         stops = {*self.eos_token_ids, self._tokenizer.pad_token_id}
         cut = [len(ids) > 0 and int(ids[-1]) not in stops for ids in completion_ids_list]

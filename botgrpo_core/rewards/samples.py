@@ -45,3 +45,18 @@ def decode_samples(
             )
         )
     return samples
+
+
+def prompt_text(prompt: Any) -> str:
+    """What signals see as ``Sample.prompt``: a string as it is, a conversational prompt (TRL's list of
+    ``{"role", "content"}`` messages) as the text of its last user message. The trainer, the evaluation and
+    ``botgrpo score`` all read prompts through this one function."""
+    if isinstance(prompt, str):
+        return prompt
+    if isinstance(prompt, list) and prompt:
+        users = [m for m in prompt if isinstance(m, Mapping) and m.get("role") == "user"] or prompt
+        content = users[-1].get("content", "") if isinstance(users[-1], Mapping) else users[-1]
+        if isinstance(content, list):  # content blocks
+            return "".join(c.get("text", "") for c in content if isinstance(c, Mapping))
+        return str(content)
+    return str(prompt)
