@@ -43,6 +43,8 @@ _IMPORT_NO_FROM = re.compile(
 )
 _TOKEN = re.compile(r"[\w$]+|\S")
 _WORD_CHARS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+#: Places on an unclosed tag's own line tried for its closing tag.
+_MAX_INLINE = 8
 #: Lines looked at after an unclosed tag for the line where its children end.
 _MAX_CLOSE_LINES = 400
 #: A span longer than this many characters is cut to its first line (an ERROR can swallow a file).
@@ -226,6 +228,25 @@ def tag_close_point(parsed: Parsed, deadline_s: float) -> SyntaxError_ | None:
     return parsed.memo.get("tag_close")
 
 
+def _inline_places(source: bytes, start: int, line_end: int) -> list[int]:
+    """Places on the tag's own line where its children may end: before a tag, or before a ``)``, ``}``,
+    ``:``, ``;`` or ``,`` that ends the expression holding it (``<li>{x.name})}``, ``? <p>{t} :``),
+    outside the children's ``{...}``, after some content (not an empty element); at most :data:`_MAX_INLINE` of them, left to right."""
+    places: list[int] = []
+    depth = 0
+    for i in range(start, line_end):
+        c = source[i : i + 1]
+        if c == b"{":
+            depth += 1
+        elif c == b"}" and depth > 0:
+            depth -= 1
+        elif depth == 0 and c in (b")", b"}", b":", b";", b",", b"<") and source[start:i].strip():
+            places.append(len(source[:i].rstrip()))
+            if len(places) >= _MAX_INLINE:
+                break
+    return places
+
+
 def _close_candidates(source: bytes, tag: Tag, by: Tag | None) -> list[int]:
     """Byte places for an unclosed tag's closing tag, likeliest first: the end of its own line when it
     has content there (``<h2>Title``), else before the next line indented no deeper than the tag's line
@@ -237,7 +258,7 @@ def _close_candidates(source: bytes, tag: Tag, by: Tag | None) -> list[int]:
     )
     line_end = source.find(b"\n", node.end_byte)
     line_end = len(source) if line_end < 0 else line_end
-    places = []
+    places = _inline_places(source, node.end_byte, line_end)
     if source[node.end_byte : line_end].strip():
         places.append(node.end_byte + len(source[node.end_byte : line_end].rstrip()))
     last, pos = line_end, line_end

@@ -124,10 +124,11 @@ def test_an_unclosed_tag_is_blamed_on_the_tag_not_the_element_around_it() -> Non
     (span, close) = spans(PAGE)
     assert (span.start, span.end) == (238, 242) and PAGE[238:242] == "<h2>"
     assert span.meta == {"error": "<h2> is never closed", "repair": "delete <h2>", "grammar": "tsx"}
-    # and where it had to close (issue 40): before the `</div>` that closes the tag around it, not after
-    # it (tree-sitter would parse `...</p></div></h2>`: it pairs tags without their names)
+    # and where it had to close (issue 40): the first place on its line that closes it by name and parses,
+    # after its `{text}` (not after `</div>`: tree-sitter would parse `...</p></div></h2>`, pairing tags
+    # without their names)
     assert (
-        close.meta["at"] == PAGE.index("</p></div>") + len("</p>")
+        close.meta["at"] == PAGE.index("{text}") + len("{text}")
         and close.start < close.meta["at"] <= close.end
     )
     assert close.meta["repair"] == "insert </h2>" and close.value == span.value
@@ -136,7 +137,7 @@ def test_an_unclosed_tag_is_blamed_on_the_tag_not_the_element_around_it() -> Non
     completion = "Here:\n```jsx\n" + code + "```\n"
     (span, close) = spans(completion)
     assert completion[span.start : span.end] == "<>" and span.start == len("Here:\n```jsx\n") + 238
-    assert close.start < completion.index("</i></div>") + len("</i>") <= close.end
+    assert close.start < completion.index("{text}</b>") + len("{text}</b>") <= close.end
     # a stray closing tag: deleting it is the repair
     code = "const A = () => <div>x</p></div>;\n"
     (span,) = spans(code)
@@ -280,7 +281,18 @@ def test_a_deleted_closing_tag_is_blamed_on_its_open_tag_and_where_it_had_to_clo
         '      <h3>{title}</h3>\n      <small>today</small>\n\n    <div className="body">{children}</div>\n'
         "  </section>\n);\nexport default Card;\n```"
     )
+    head = "```jsx\nexport const Tags = ({ tags, open, msg }) => (\n  <div>\n"
+    lost_li = (
+        head
+        + "    <ul>{tags.map((t) => <li key={t}>{t})}</ul>\n    {open ? <p>{msg}</p> : null}\n  </div>\n);\n```"
+    )
+    lost_p = (
+        head
+        + "    <ul>{tags.map((t) => <li key={t}>{t}</li>)}</ul>\n    {open ? <p>{msg} : null}\n  </div>\n);\n```"
+    )
     for completion, tag, point in (
+        (lost_li, "<li", lost_li.index("{t})}") + len("{t}")),  # inside a .map: before its `)`
+        (lost_p, "<p", lost_p.index("{msg} :") + len("{msg}")),  # in a ternary: before the `:`
         (page, "<h2>", page.index("Lemon tart") + len("Lemon tart")),
         (nested, "<header>", nested.index("</small>") + len("</small>") + 1),
     ):
