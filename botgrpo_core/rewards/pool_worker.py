@@ -7,7 +7,8 @@ space (``RLIMIT_AS``: headroom over its size after start-up), says it is ready, 
 
 Signal code is untrusted as to its side effects: a worker's stdout is its stderr (a ``print`` in a signal
 never reaches ``botgrpo score --json``'s output), and it is its descendants' subreaper (Linux
-``PR_SET_CHILD_SUBREAPER``): processes a task started, even ones that detached, are killed when the task ends.
+``PR_SET_CHILD_SUBREAPER``): processes a task started, even ones that detached, are killed when the task ends
+(what the initializer started stays for the worker's life).
 """
 
 from __future__ import annotations
@@ -62,14 +63,15 @@ def _children(pid: int) -> list[int]:
     return out
 
 
-def end_descendants(root: int | None = None) -> int:
+def end_descendants(root: int | None = None, keep: frozenset[int] = frozenset()) -> int:
     """Kill (SIGKILL) every process the last task left behind: the descendants of ``root`` (default: this
     worker, which also reaps them; with the subreaper flag detached ones are included). The pool calls it
     with a worker's pid before killing that worker (a timeout). Returns how many processes were killed (a
-    zombie that outlived its parent may count twice)."""
+    zombie that outlived its parent may count twice). Children in ``keep`` (what the pool's initializer
+    started, e.g. a helper server) are left alone with their descendants."""
     me, killed = os.getpid(), 0
     while True:
-        todo, seen = _children(root or me), []
+        todo, seen = [p for p in _children(root or me) if p not in keep], []
         while todo:  # stop each subtree before its children can be reparented and missed
             pid = todo.pop()
             with contextlib.suppress(OSError):
@@ -78,7 +80,7 @@ def end_descendants(root: int | None = None) -> int:
             todo += _children(pid)
         if not seen:
             return killed
-        mine = set(_children(me))
+        mine = set(_children(me)) - keep
         for pid in seen:
             with contextlib.suppress(OSError):
                 os.kill(pid, signal.SIGKILL)
@@ -107,6 +109,7 @@ def _worker_main(
     _become_subreaper()
     if initializer is not None:
         initializer(*initargs)
+    started = frozenset(_children(os.getpid()))  # the initializer's helpers live as long as the worker
     _limit_memory(memory_mb)
     conn.send(("ready", None, None))
     while True:
@@ -123,7 +126,7 @@ def _worker_main(
             reply = (task_id, "memory", "MemoryError: the task exceeded the worker's memory limit")
         except BaseException as exc:
             reply = (task_id, "error", "".join(traceback.format_exception_only(type(exc), exc)).strip())
-        end_descendants()  # what the task started ends with it
+        end_descendants(keep=started)  # what the task started ends with it
         try:
             conn.send(reply)
         except MemoryError:

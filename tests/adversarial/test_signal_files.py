@@ -170,3 +170,38 @@ def test_resume_refuses_a_signal_file_that_changed(tmp_path, arith_plugin) -> No
         TrainingSetupError, match=r"rewards.signals\[1\].path: .*sig.py changed since the run started"
     ):
         run_training(config, resume=True, progress=False, log=lambda m: None)
+
+
+def _start_helper(pids: str) -> None:
+    """Pool initializer: a helper process meant to live as long as the worker."""
+    p = subprocess.Popen(["sleep", "120"], start_new_session=True)
+    with open(pids, "a") as f:
+        f.write(f"helper {p.pid}\n")
+
+
+def _task_that_forks(pids: str) -> int:
+    p = subprocess.Popen(["sleep", "120"], start_new_session=True)
+    with open(pids, "a") as f:
+        f.write(f"task {p.pid}\n")
+    return p.pid
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="Linux /proc")
+def test_the_pool_ends_what_a_task_started_and_keeps_what_its_initializer_started(tmp_path) -> None:
+    from botgrpo_core.rewards.pool import WorkerPool
+
+    pids = tmp_path / "pids"
+    try:
+        with WorkerPool(
+            _task_that_forks, workers=1, timeout_s=30, initializer=_start_helper, initargs=(str(pids),)
+        ) as pool:
+            pool.map([str(pids), str(pids)])
+            time.sleep(0.3)
+            started = dict(line.split()[::-1] for line in pids.read_text().splitlines())
+            alive = {kind for pid, kind in started.items() if _alive(int(pid))}
+            assert alive == {"helper"}  # both tasks' children ended with their task
+        time.sleep(0.3)
+    finally:
+        for line in pids.read_text().splitlines() if pids.exists() else []:
+            if _alive(pid := int(line.split()[1])):
+                os.kill(pid, signal.SIGKILL)
