@@ -16,17 +16,20 @@ Also ``const`` declared without a value (:func:`uninitialized_consts`).
 
 TypeScript merges an import with a value of the same name (it may be a type), so with ``typescript``
 imports are left out, as esbuild's TSX loader does. Declarations inside or holding a parse error are
-skipped (the tree is the parser's guess there; an error in a declaration's value or body keeps its
+skipped (the tree is the parser's guess there, and so are scopes inside an ERROR; an error in a declaration's value or body keeps its
 name, which the text holds), except the whole statements an ERROR begins with
-(tree-sitter's recovery wraps a file's good imports into a later statement's ERROR). One pass over the tree: O(nodes).
+(tree-sitter's recovery wraps a file's good imports into a later statement's ERROR). The scopes and
+declarations are found by one tree-sitter query (in C); Python reads only their statements.
 """
 
 from __future__ import annotations
 
+import bisect
+import itertools
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from botgrpo_jsx.treesitter import Parsed
+from botgrpo_jsx.treesitter import Parsed, query
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -140,67 +143,86 @@ def _leading_statements(error: Node) -> list[Node]:
     return out
 
 
+#: The nodes the checks start from, found by tree-sitter (in C) rather than a Python walk of every node.
+_PATTERNS = ("(program) @scope", "(statement_block) @scope", "(lexical_declaration) @decl", "(ERROR) @error")
+
+
+def _captures(parsed: Parsed) -> dict[str, list[Node]]:
+    """The query's nodes, each list in source order; those inside an ERROR (not the root) left out:
+    the tree is the parser's guess there (an ERROR's own leading statements are read by the caller)."""
+    if "binding_nodes" in parsed.memo:
+        return parsed.memo["binding_nodes"]
+    from tree_sitter import QueryCursor
+
+    q = query(parsed.grammar, _PATTERNS)
+    found = QueryCursor(q).captures(parsed.root) if q is not None else {}
+    errors = sorted((n.start_byte, n.end_byte) for n in found.get("error", []) if n != parsed.root)
+
+    reach = list(itertools.accumulate((b for _, b in errors), max))  # the furthest end so far
+
+    def inside_error(n: Node) -> bool:
+        k = bisect.bisect_right(errors, (n.start_byte, float("inf"))) - 1
+        return k >= 0 and reach[k] >= n.end_byte
+
+    out = {
+        key: sorted((n for n in found.get(key, []) if not inside_error(n)), key=lambda n: n.start_byte)
+        for key in ("scope", "decl")
+    }
+    parsed.memo["binding_nodes"] = out
+    return out
+
+
 def redeclarations(parsed: Parsed, typescript: bool = False, limit: int = 20) -> list[Redeclared]:
     """The later declarations of names declared earlier in the same scope, in source order."""
     found: list[Redeclared] = []
-    stack = [parsed.root]
-    while stack:
-        node = stack.pop()
-        if node.type == "ERROR" and node != parsed.root:
-            continue
-        if node.type in ("program", "statement_block", "ERROR"):
-            seen: dict[str, bool] = {}  # name -> declared lexically
-            entries = [("param", n) for n in _parameters(node)] if node.type == "statement_block" else []
-            # an ERROR (as the root, or wrapping a scope's first statements) keeps its whole statements
-            statements = _leading_statements(node) if node.type == "ERROR" else node.named_children
-            for statement in statements:
-                entries.extend(_declarations(statement, typescript))
-                if statement.type == "ERROR":
-                    entries.extend(
-                        d
-                        for inner in _leading_statements(statement)
-                        for d in _declarations(inner, typescript)
-                    )
-            for kind, name_node in entries:
-                name = parsed.text(name_node)
-                lexical = kind in _LEXICAL
-                if name in seen and (lexical or seen[name]):
-                    start, end = parsed.char_range(name_node)
-                    found.append(Redeclared(start, end, name))
-                seen[name] = seen.get(name, False) or lexical
-        if node.type != "ERROR":
-            stack.extend(reversed(node.children))
+    scopes = _captures(parsed)["scope"]
+    if parsed.root.type == "ERROR":
+        scopes = [parsed.root, *scopes]
+    for node in scopes:
+        seen: dict[str, bool] = {}  # name -> declared lexically
+        entries = [("param", n) for n in _parameters(node)] if node.type == "statement_block" else []
+        # an ERROR (as the root, or wrapping a scope's first statements) keeps its whole statements
+        statements = _leading_statements(node) if node.type == "ERROR" else node.named_children
+        for statement in statements:
+            entries.extend(_declarations(statement, typescript))
+            if statement.type == "ERROR":
+                entries.extend(
+                    d for inner in _leading_statements(statement) for d in _declarations(inner, typescript)
+                )
+        for kind, name_node in entries:
+            name = parsed.text(name_node)
+            lexical = kind in _LEXICAL
+            if name in seen and (lexical or seen[name]):
+                start, end = parsed.char_range(name_node)
+                found.append(Redeclared(start, end, name))
+            seen[name] = seen.get(name, False) or lexical
     found.sort(key=lambda r: r.start)
     return found[:limit]
 
 
 def uninitialized_consts(parsed: Parsed, limit: int = 20) -> list[Redeclared]:
     """``const`` declarators without a value (``const { a, b };``): esbuild's "This constant must be
-    initialized", which tree-sitter parses (a ``for (const x of y)`` head is no declarator). The span is
-    the declarator's name."""
+    initialized", which tree-sitter parses (a ``for (const x of y)`` head is no declarator; ``declare
+    const`` in TypeScript needs none). The span is the declarator's name."""
     found: list[Redeclared] = []
-    stack = [parsed.root]
-    while stack and len(found) < limit:
-        node = stack.pop()
-        if node.type == "ambient_declaration":  # `declare const x: T;` (TypeScript) needs no value
+    for node in _captures(parsed)["decl"]:
+        first, nxt, parent = node.child(0), node.next_sibling, node.parent
+        if first is None or first.type != "const" or node.has_error:
             continue
-        nxt = node.next_sibling if node.type == "lexical_declaration" else None
-        if node.has_error or (nxt is not None and nxt.type == "ERROR"):  # `const b = (;`: a broken value
-            stack.extend(reversed(node.children))
-            continue
-        if node.type == "lexical_declaration" and node.child(0) is not None and node.child(0).type == "const":
-            for declarator in node.named_children:
-                name = (
-                    declarator.child_by_field_name("name")
-                    if declarator.type == "variable_declarator"
-                    else None
-                )
-                if name is None or name.has_error or declarator.child_by_field_name("value") is not None:
-                    continue
-                if any(c.is_missing for c in declarator.children):
-                    continue
-                start, end = parsed.char_range(name)
-                found.append(Redeclared(start, end, parsed.text(name)))
-            continue
-        stack.extend(reversed(node.children))
+        if (nxt is not None and nxt.type == "ERROR") or (
+            parent is not None and parent.type == "ambient_declaration"
+        ):
+            continue  # `const b = (;`: a broken value; `declare const x: T;`
+        for declarator in node.named_children:
+            name = (
+                declarator.child_by_field_name("name") if declarator.type == "variable_declarator" else None
+            )
+            if name is None or name.has_error or declarator.child_by_field_name("value") is not None:
+                continue
+            if any(c.is_missing for c in declarator.children):
+                continue
+            start, end = parsed.char_range(name)
+            found.append(Redeclared(start, end, parsed.text(name)))
+            if len(found) >= limit:
+                return found
     return found
