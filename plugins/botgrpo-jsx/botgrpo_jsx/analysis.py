@@ -21,7 +21,7 @@ from botgrpo_jsx.segment import Unit, segment, unit_of
 from botgrpo_jsx.spans import Mark, disjoint
 from botgrpo_jsx.syntax import (
     SyntaxError_,
-    imports_without_from,
+    known_shapes,
     located_cause,
     located_tag,
     syntax_errors,
@@ -98,7 +98,7 @@ def syntax_spans(completion: str, params: SyntaxParams) -> list[Span] | SampleEr
     errors = syntax_errors(parsed, params.max_errors)
     if errors:
         errors = located_errors(parsed, errors, params.parse_timeout_s)
-        cut = imports_without_from(view.code)  # one error: its own span replaces the parser's there
+        cut = known_shapes(view.code)  # one error each: its own span replaces the parser's on its line
         if cut:
             lines = [(view.code.rfind("\n", 0, e.start) + 1, e.end) for e in cut]
             errors = [e for e in errors if not any(a <= e.start < b for a, b in lines)] + cut

@@ -41,6 +41,10 @@ _IMPORT_NO_FROM = re.compile(
     r"(?:\{[^}\n]*\}|\*[ \t]*as[ \t]+[A-Za-z_$][\w$]*|(?!from\b)[A-Za-z_$][\w$]*)(?=[ \t]*;?[ \t]*$)",
     re.MULTILINE,
 )
+#: ``= ()`` or ``= async ()`` ending a line: empty parentheses are an arrow's parameters or nothing.
+_ARROW_NO_ARROW = re.compile(r"=[ \t]*(?:async[ \t]*)?(\([ \t]*\))[ \t]*$", re.MULTILINE)
+#: ``const (`` / ``let (`` at a line's start: a declaration whose name is missing.
+_NAMELESS = re.compile(r"^[ \t]*((?:const|let)[ \t]*\()", re.MULTILINE)
 _TOKEN = re.compile(r"[\w$]+|\S")
 _WORD_CHARS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
 #: Places on an unclosed tag's own line tried for its closing tag.
@@ -364,6 +368,26 @@ def imports_without_from(code: str) -> list[SyntaxError_]:
         meta = {"error": message, "missing": "from"}
         out.append(SyntaxError_(last, stop, message, meta))
     return out
+
+
+def known_shapes(code: str) -> list[SyntaxError_]:
+    """Errors of a shape no JavaScript parses, read off the text (``str`` indices of ``code``), each one
+    span where the parser's recovery smears: :func:`imports_without_from`; an arrow's empty parameters
+    ending a line with no ``=>`` after them (``const Gallery = ()`` then ``async function ...``: the
+    ``()`` and the next token); a ``const``/``let`` starting a line with ``(`` for a name (``const () =>``:
+    the keyword and the ``(``)."""
+    out = imports_without_from(code)
+    for match in _ARROW_NO_ARROW.finditer(code):
+        nxt = _TOKEN.search(code, match.end())
+        if nxt is not None and code.startswith("=>", nxt.start()):
+            continue
+        stop = nxt.end() if nxt is not None else match.end()
+        meta = {"error": "arrow function without `=>`", "missing": "=>"}
+        out.append(SyntaxError_(match.start(1), stop, meta["error"], meta))
+    for match in _NAMELESS.finditer(code):
+        meta = {"error": "declaration without a name", "missing": "name"}
+        out.append(SyntaxError_(match.start(1), match.end(), meta["error"], meta))
+    return sorted(out, key=lambda e: e.start)
 
 
 def valid_prefix(parsed: Parsed, first_error_byte: int | None) -> list[tuple[int, int]]:

@@ -355,3 +355,20 @@ def test_a_const_without_a_value_and_a_redeclared_class_with_a_broken_body_are_b
     )
     second = broken.index("class Modal") + len("class ")
     assert any(s.start <= second < s.end and "already declared" in str(s.meta) for s in spans(broken))
+
+
+def test_an_arrow_without_its_arrow_and_a_nameless_const_are_blamed_where_they_break() -> None:
+    """`const Gallery = ()` then `async function (name) {` (SmolLM2 page react-29/1): esbuild stops at the
+    next line's `async` ("Expected "=>""); the span was `const Gallery = ` alone. And `const () => {`."""
+    code = (
+        "import { useState } from 'react';\n\nconst Gallery = () \nasync function (name) {\n"
+        "  const [shown, setShown] = useState(name);\n  return <p>{shown}</p>;\n}\n"
+    )
+    completion = f"```jsx\n{code}```"
+    found = spans(completion)
+    first = min(found, key=lambda s: (s.value, s.start))
+    assert completion[first.start : first.end] == "() \nasync" and first.meta["missing"] == "=>"
+    # `= ()` followed by its `=>` on the next line is valid, and stays unblamed
+    assert spans("```jsx\nconst f = ()\n  => 1;\nexport default f;\n```") == []
+    nameless = "```jsx\nfunction Card() {\n  const [a, setA] = useState(0);\n  const () => {\n    setA(1);\n  };\n}\n```"
+    assert any(nameless[s.start : s.end] == "const (" for s in spans(nameless))
