@@ -137,9 +137,13 @@ def terminal_header(info: dict[str, Any], color: bool) -> str:
     )
 
 
+#: tokens of one row the terminal shows (a longer row shows its first ones and says so; ``--json`` has all)
+MAX_TERMINAL_TOKENS = 4000
+
+
 def terminal_samples(report: ScoreReport, color: bool) -> str:
     """One chunk of rows: the colour legends (scaled to the chunk) and each row's view."""
-    records = sample_records(report)
+    records = sample_records(report, max_tokens=MAX_TERMINAL_TOKENS)
     reward_scale = _scale([r["token_rewards"] for r in records])
     adv_scale = _scale([r["advantages"] for r in records])
     bold, reset = (BOLD, RESET) if color else ("", "")
@@ -151,10 +155,12 @@ def terminal_samples(report: ScoreReport, color: bool) -> str:
             prompt = prompt[:57] + "..."
         status = "" if record["valid"] else "  DROPPED (on_error: nan)"
         status += "  TRUNCATED (cut by the length cap)" if record["truncated"] else ""
+        if "shown_tokens" in record:
+            status += f"  (showing the first {record['shown_tokens']} of {record['n_tokens']} tokens; --json has all)"
         lines += [
             "",
             f"{bold}#{record['index']}{reset}  group {record['group']}  outcome {_fmt(record['outcome'])}  "
-            f"tokens {len(record['tokens'])}  prompt {prompt!r}{status}",
+            f"tokens {record.get('n_tokens', len(record['tokens']))}  prompt {prompt!r}{status}",
         ]
         if color:
             lines.append("  reward:")

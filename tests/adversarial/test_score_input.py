@@ -75,6 +75,12 @@ def test_a_long_completion_is_cut_on_the_page_not_multiplied(tmp_path, capsys) -
         encoding="utf-8"
     )
     assert len(json.loads(out)["samples"][0]["tokens"]) == len(completion)  # --json keeps them all
+    code, out, err = _score(capsys, run, data, "--color", "never")  # the terminal view is bounded too
+    assert (
+        code == 0
+        and f"(showing the first {MAX_HTML_TOKENS} of {len(completion)} tokens; --json has all)" in out
+    )
+    assert len(out) < 1_000_000
 
 
 def test_the_page_has_a_size_budget(tmp_path) -> None:
