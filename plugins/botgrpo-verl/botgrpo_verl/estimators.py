@@ -20,6 +20,7 @@ import numpy as np
 import torch
 
 from botgrpo_core.estimators.compute import compute_advantages, without_dropped_rollouts
+from botgrpo_verl.record import record
 
 #: verl's names for botgrpo's estimators: ``botgrpo_bot``, ``botgrpo_grpo``, ... (never one of verl's own).
 PREFIX = "botgrpo_"
@@ -100,6 +101,16 @@ def make_verl_estimator(estimator: str) -> Callable[..., tuple[torch.Tensor, tor
     ) -> tuple[torch.Tensor, torch.Tensor]:
         advantages = verl_advantages(
             estimator, token_level_rewards, response_mask, index, options_from(config)
+        )
+        record(
+            "advantages",
+            {
+                "estimator": estimator,
+                "token_level_rewards": token_level_rewards.detach().cpu(),
+                "response_mask": response_mask.detach().cpu(),
+                "index": [str(x) for x in np.asarray(index).tolist()] if index is not None else None,
+                "advantages": advantages.detach().cpu(),
+            },
         )
         return advantages, advantages
 

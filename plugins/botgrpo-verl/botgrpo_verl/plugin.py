@@ -70,8 +70,18 @@ def install_dense_agent_loop() -> None:
     install()
 
 
+def register_cpu_platform() -> None:
+    """Register verl's ``cpu`` platform (chosen only by ``VERL_PLATFORM=cpu``; :mod:`botgrpo_verl.cpu_platform`)."""
+    import botgrpo_verl.cpu_platform  # noqa: F401  (registers on import)
+
+
 def _register() -> None:
-    for step in (register_estimators, register_reward_manager, install_dense_agent_loop):
+    for step in (
+        register_cpu_platform,
+        register_estimators,
+        register_reward_manager,
+        install_dense_agent_loop,
+    ):
         try:
             step()
         except Exception as exc:

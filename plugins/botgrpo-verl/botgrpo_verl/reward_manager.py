@@ -36,6 +36,7 @@ from verl.experimental.reward_loop.reward_manager.base import RewardManagerBase
 from botgrpo_core import RewardMixture
 from botgrpo_core.rewards.samples import decode_samples
 from botgrpo_core.rewards.signal_metrics import SIGNAL_COLUMNS
+from botgrpo_verl.record import record
 
 #: One response as the mixture needs it: prompt text, response token ids, the row its signals read.
 Response = tuple[str, list[int], dict[str, Any]]
@@ -219,6 +220,10 @@ class BotgrpoRewardManager(RewardManagerBase):
                     info[f"botgrpo/{name}/{column}"] = float(mix.signal_table[i, width * k + j])
             tokens = mix.token_rewards[i, : len(sample.offsets)].tolist()
             out.append({"reward_score": TokenRewards(tokens), "reward_extra_info": info})
+        record(
+            "responses",
+            {"prompts": prompts, "ids": ids, "rows": rows, "tokens": [r["reward_score"].tokens for r in out]},
+        )
         return out
 
     async def run_single(self, data: DataProto) -> dict[str, Any]:
