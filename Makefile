@@ -99,11 +99,12 @@ format: install
 
 # The verl and vLLM venvs install in the background while the main suite runs (pip waits on the network and
 # unpacks on the other core; each is reused while its stamp is newer than its inputs); their tests run after the
-# main suite: tests_vllm/ trains SmolLM2-135M-Instruct with vLLM rollouts on CPU (docs/scaling.md).
+# main suite: tests_vllm/ trains SmolLM2-135M-Instruct with vLLM rollouts on CPU (docs/scaling.md). The main suite
+# runs on both cores (pytest-xdist), a test file to a worker (--dist loadfile: a file's fixtures are built once).
 test: lint
 	@make --no-print-directory -f $(firstword $(MAKEFILE_LIST)) install-verl > $(VERL_VENV).log 2>&1 & verl=$$!; \
 	make --no-print-directory -f $(firstword $(MAKEFILE_LIST)) install-vllm > $(VLLM_VENV).log 2>&1 & vllm=$$!; \
-	$(BIN)/python -m pytest -q -p no:cacheprovider; status=$$?; \
+	$(BIN)/python -m pytest -q -p no:cacheprovider -n 2 --dist loadfile; status=$$?; \
 	if ! wait $$vllm; then cat $(VLLM_VENV).log; echo "make install-vllm failed (its log above)"; exit 1; fi; \
 	$(VLLM_BIN)/python -m pytest -q -p no:cacheprovider tests_vllm || status=1; \
 	if ! wait $$verl; then cat $(VERL_VENV).log; echo "make install-verl failed (its log above)"; exit 1; fi; \

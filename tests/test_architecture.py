@@ -124,7 +124,10 @@ def shipped_plugin_files() -> list[Path]:
 PLUGIN_MAY_IMPORT = ("botgrpo_core.signals", "botgrpo_core.rewards.pool", "botgrpo_core.rewards.alignment")
 #: An engine adapter (botgrpo-verl: a verl plugin, loaded by `import verl`, torch already there) runs the core's
 #: estimators and mixture inside another trainer, as engine/ does inside TRL's; still never the engine or the CLI.
-ADAPTER_MAY_IMPORT = {"botgrpo_verl": ("botgrpo_core.estimators", "botgrpo_core.rewards")}
+# verl's adapter also reuses the vLLM-on-CPU weight-sync helpers (one home: engine/vllm_engine.py).
+ADAPTER_MAY_IMPORT = {
+    "botgrpo_verl": ("botgrpo_core.estimators", "botgrpo_core.rewards", "botgrpo_core.engine.vllm_engine")
+}
 
 
 def test_plugins_import_only_the_contract() -> None:
