@@ -168,10 +168,17 @@ def _encode(tokenizer: Any, prompts: Sequence[str], completions: Sequence[str]) 
     return ids, mask, labels
 
 
+def _chat_text(messages: list[dict[str, str]], tokenizer: Any) -> str:
+    """A conversational prompt as the model's text, rendered by TRL as its trainer renders it."""
+    from trl.data_utils import maybe_apply_chat_template
+
+    return maybe_apply_chat_template({"prompt": messages}, tokenizer)["prompt"]
+
+
 def sample_completions(
     model: Any,
     tokenizer: Any,
-    prompts: Sequence[str],
+    prompts: Sequence[str | list[dict[str, str]]],
     *,
     max_new_tokens: int,
     seed: int,
@@ -181,12 +188,15 @@ def sample_completions(
 ) -> list[str]:
     """Sampled completions (``num_samples`` per prompt, prompt-major order) with a fixed torch seed.
 
-    Plain ancestral sampling (no top-k / top-p), the same distribution the RL rollouts draw from.
+    Plain ancestral sampling (no top-k / top-p), the same distribution the RL rollouts draw from. A prompt may be
+    TRL's conversational format (a list of messages): it is rendered with the tokenizer's chat template by TRL's
+    own ``maybe_apply_chat_template``, with the generation prompt, as the trainer renders it.
     """
     import torch
 
     model.eval()
-    flat = [p for p in prompts for _ in range(num_samples)]
+    texts = [p if isinstance(p, str) else _chat_text(p, tokenizer) for p in prompts]
+    flat = [p for p in texts for _ in range(num_samples)]
     out: list[str] = []
     with torch.random.fork_rng(devices=[]), torch.no_grad():
         torch.manual_seed(seed)
