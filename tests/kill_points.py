@@ -192,7 +192,13 @@ def digest(path: Path) -> str:
 def records(out: Path) -> list[dict[str, Any]]:
     """The train and eval records of metrics.jsonl without wall-clock values, in file order."""
     rows = [json.loads(line) for line in (out / "metrics.jsonl").read_text().splitlines()]
-    return [{k: v for k, v in r.items() if k not in VOLATILE} for r in rows if r["kind"] in ("train", "eval")]
+    return [
+        {
+            k: v for k, v in r.items() if k not in VOLATILE and not k.startswith("time/")
+        }  # time/*: phase seconds
+        for r in rows
+        if r["kind"] in ("train", "eval")
+    ]
 
 
 def differences(out: Path, ref: Path) -> list[str]:
