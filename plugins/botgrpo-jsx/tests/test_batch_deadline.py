@@ -282,7 +282,9 @@ def test_compiles_many_samples_stop_at_the_batch_deadline(need_node: None) -> No
         # the next batch works, on a fresh process
         after = [Sample("", VALID), Sample("", "```jsx\nconst A = () => <div>;\n```"), *_big(3, "next")]
         assert scorer.score(after) == [1.0, 0.0, 1.0, 1.0, 1.0]
-        assert scorer._worker.deadline_kills == 1 and scorer._worker.restarts == 0
+        # the deadline's kill is no restart (checked exactly in test_node_worker_call_deadline_kills_a_busy_process);
+        # restarts are not counted here: on a loaded machine a per-request timeout may restart the fresh process
+        assert scorer._worker.deadline_kills == 1
     finally:
         scorer.close()
 
