@@ -2,7 +2,9 @@
 
 Each process runs with ``torch.set_num_threads(threads_per_run)``: on a 2-core machine two
 single-threaded runs side by side beat one two-threaded run by far. A finished run leaves
-``bench_result.json`` in its folder, so an interrupted bench resumes where it stopped.
+``bench_result.json`` in its folder, so an interrupted bench resumes where it stopped; a run stopped
+midway resumes from its last complete ``checkpoint-N`` (``training.save_every``) when its run file is
+unchanged (same fingerprint), else it starts again.
 """
 
 from __future__ import annotations
@@ -52,14 +54,36 @@ def saved_result(job: Job) -> dict[str, Any] | None:
     return result if result.get("status") == "ok" and result.get("fingerprint") == job.fingerprint else None
 
 
+def resumable(job: Job) -> bool:
+    """Whether ``job``'s folder holds a run of the same run file stopped midway, with a complete
+    ``checkpoint-N`` to continue from (the trainer checks the signal files when it resumes)."""
+    try:
+        before = json.loads((job.run_dir / JOB_FILE).read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError):
+        return False
+    if before.get("fingerprint") != job.fingerprint:
+        return False
+    from botgrpo_core.engine.outputs import last_checkpoint
+    from botgrpo_core.engine.setup import TrainingSetupError
+
+    try:
+        last_checkpoint(job.run_dir, lambda _: None)  # a complete one (torn ones are skipped)
+    except TrainingSetupError:
+        return False
+    return True
+
+
 def run_job(job: Job, *, threads: int, timeout_s: float, extra: dict[str, Any]) -> dict[str, Any]:
-    """Run one job in a fresh process (its output in ``bench.log``); returns its result."""
+    """Run one job in a fresh process (its output in ``bench.log``, appended to when it resumes); returns
+    its result."""
     job.run_dir.mkdir(parents=True, exist_ok=True)
+    resume = resumable(job)
     spec = {"label": job.label, "run": job.run, "fingerprint": job.fingerprint, "threads": threads, **extra}
+    spec["resume"] = resume
     (job.run_dir / JOB_FILE).write_text(json.dumps(spec, indent=2, default=str) + "\n", encoding="utf-8")
     (job.run_dir / RESULT_FILE).unlink(missing_ok=True)
     t0 = time.perf_counter()
-    with open(job.run_dir / LOG_FILE, "w", encoding="utf-8") as logf:
+    with open(job.run_dir / LOG_FILE, "a" if resume else "w", encoding="utf-8") as logf:
         try:
             proc = subprocess.run(
                 [sys.executable, "-m", "botgrpo_bench.job", str(job.run_dir / JOB_FILE)],

@@ -33,9 +33,11 @@ def main(job_file: str) -> int:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             config = parse_config(spec["run"], source=spec["label"])
-        summary = run_training(
-            config, overwrite=True
-        )  # the bench owns its run folders: a re-run replaces a torn one
+        # the bench owns its run folders: a re-run replaces a torn one, or continues one stopped midway
+        resume = bool(spec.get("resume"))
+        if resume:
+            print(f"resuming {spec['label']} from its last checkpoint", flush=True)
+        summary = run_training(config, resume=resume, overwrite=not resume)
         result["train_s"] = time.perf_counter() - t0
         result["summary"] = json.loads(json.dumps(summary, default=str))
         if spec.get("pass_k"):
