@@ -51,3 +51,28 @@ def test_generate_honours_temperature(tmp_path: Path) -> None:
     warm = generate(model, tokenizer, prompts, max_new_tokens=8, greedy=False, temperature=1.0)[1]
     assert cold == greedy
     assert warm != greedy
+
+
+def test_eval_samples_draws_several_samples_per_prompt(tmp_path: Path) -> None:
+    """``training.eval_samples: k`` evaluates each held-out prompt k times, each draw its own: at a near-zero
+    temperature every draw is the greedy one (figures equal), at temperature 1 the k draws differ."""
+    from botgrpo_core.engine import run as run_module
+
+    seen: list[int] = []
+    original = run_module.evaluate
+
+    def counting(model, tokenizer, rows, **kw):  # type: ignore[no-untyped-def]
+        seen.append(len(rows))
+        return original(model, tokenizer, rows, **kw)
+
+    run_module.evaluate = counting  # type: ignore[assignment]
+    try:
+        path = _run_file(tmp_path, NEAR_ZERO)
+        assert main(["train", str(path), "--set", "training.eval_samples=3"]) == 0
+    finally:
+        run_module.evaluate = original  # type: ignore[assignment]
+    assert seen == [48, 16, 48, 16]  # sampled (16 prompts x 3), greedy (16), at steps 0 and 1
+    for e in _evals(tmp_path / "run"):
+        sampled = {k.removeprefix("eval/sampled/"): v for k, v in e.items() if k.startswith("eval/sampled/")}
+        greedy = {k.removeprefix("eval/greedy/"): v for k, v in e.items() if k.startswith("eval/greedy/")}
+        assert sampled == greedy and sampled["length"] > 0, e

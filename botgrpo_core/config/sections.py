@@ -257,6 +257,9 @@ class TrainingConfig(RunFileModel):
     eval_every: int = Field(20, ge=0, description="evaluate every N steps (0 = only at start and end)")
     eval_greedy: bool = Field(True, description="also evaluate greedy decoding (besides sampling)")
     eval_batch_size: int = Field(200, gt=0, description="prompts per generation batch during evaluation")
+    eval_samples: int = Field(
+        1, ge=1, description="samples per held-out prompt in sampled evaluation (each with its own seed)"
+    )
     save_every: int = Field(0, ge=0, description="checkpoint every N steps (0 = only at the end)")
     save_total_limit: int | None = Field(2, ge=1, description="keep this many checkpoints (oldest deleted)")
     plots: bool = Field(True, description="write PNG plots of the curves at the end")

@@ -71,6 +71,43 @@ def generate(
     return ids_out, tokenizer.batch_decode(ids_out, skip_special_tokens=True)
 
 
+def generate_vllm(
+    llm: Any,
+    tokenizer: Any,
+    prompts: Sequence[Any],
+    *,
+    max_new_tokens: int,
+    greedy: bool,
+    seed: int = 1234,
+    temperature: float = 1.0,
+) -> tuple[list[list[int]], list[str]]:
+    """:func:`generate` on a colocated vLLM engine (``llm``, a ``vllm.LLM`` holding the policy's weights).
+
+    Prompts are rendered and tokenized as :func:`generate` does; sampling is unrestricted (no top-k/top-p,
+    as there). vLLM's CPU backend fails on per-request seeds once it schedules in steps ("CPU Generator does
+    not use offset"), and a colocated engine samples from this process's torch generator: so, as
+    :func:`generate` does, the draw runs under ``torch.random.fork_rng`` seeded with ``seed``: the same
+    weights give the same samples, and the rollouts' random stream is left where it was. A prompt listed
+    twice gets two different samples.
+    """
+    import torch
+    from vllm import SamplingParams
+
+    texts = [
+        tokenizer.apply_chat_template(p, tokenize=False, add_generation_prompt=True)
+        if not isinstance(p, str)
+        else p
+        for p in prompts
+    ]
+    inputs = [{"prompt_token_ids": tokenizer(t, add_special_tokens=False)["input_ids"]} for t in texts]
+    params = SamplingParams(max_tokens=max_new_tokens, temperature=0.0 if greedy else temperature)
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        outputs = llm.generate(inputs, params, use_tqdm=False)
+    ids_out = [list(out.outputs[0].token_ids) for out in outputs]  # EOS included when it stopped there
+    return ids_out, tokenizer.batch_decode(ids_out, skip_special_tokens=True)
+
+
 def evaluate(
     model: Any,
     tokenizer: Any,
@@ -83,25 +120,40 @@ def evaluate(
     batch_size: int = 200,
     seed: int = 1234,
     temperature: float = 1.0,
+    engine: Any = None,
 ) -> dict[str, float]:
-    """Held-out metrics: the task's (answer accuracy, step error rate) and the mixture's (reward, success).
+    """Held-out metrics: the task's (answer accuracy, step error rate), the mixture's (reward, signal
+    means) and ``length``, the mean completion length in tokens (EOS included).
 
     ``temperature`` applies to sampled (not greedy) evaluation; the run passes its rollout temperature, so
-    the held-out figures describe the policy as training samples it."""
+    the held-out figures describe the policy as training samples it. ``engine``: a colocated ``vllm.LLM``
+    holding the policy's current weights generates instead of ``model.generate`` (:func:`generate_vllm`)."""
     from botgrpo_core.rewards.samples import decode_samples, prompt_text
 
     if not rows:
         return {}
-    ids, texts = generate(
-        model,
-        tokenizer,
-        [r["prompt"] for r in rows],
-        max_new_tokens=max_new_tokens,
-        greedy=greedy,
-        seed=seed,
-        temperature=temperature,
-        batch_size=batch_size,
-    )
+    prompts = [r["prompt"] for r in rows]
+    if engine is not None:
+        ids, texts = generate_vllm(
+            engine,
+            tokenizer,
+            prompts,
+            max_new_tokens=max_new_tokens,
+            greedy=greedy,
+            seed=seed,
+            temperature=temperature,
+        )
+    else:
+        ids, texts = generate(
+            model,
+            tokenizer,
+            prompts,
+            max_new_tokens=max_new_tokens,
+            greedy=greedy,
+            seed=seed,
+            temperature=temperature,
+            batch_size=batch_size,
+        )
     plain = [{k: v for k, v in r.items() if k != "prompt"} for r in rows]
     out: dict[str, float] = {}
     if task is not None:
@@ -111,5 +163,6 @@ def evaluate(
     lengths = mix.mask.sum(1).clamp(min=1)
     per_rollout = (mix.token_rewards.nan_to_num(0.0).sum(1) / lengths)[mix.valid]
     out["reward"] = float(per_rollout.mean()) if per_rollout.numel() else math.nan
+    out["length"] = sum(len(i) for i in ids) / len(ids)
     out.update({k: v for k, v in mix.metrics.items() if k.startswith("signals/") and k.endswith("/mean")})
     return out

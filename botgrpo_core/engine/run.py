@@ -123,20 +123,25 @@ class _RunContext:
 
         model = self.trainer.accelerator.unwrap_model(self.trainer.model) if self.trainer else self.model
         result: dict[str, float] = {}
+        engine = self._eval_engine() if self.run_data.eval else None  # every rank: a sync may be collective
         if self.is_main and self.run_data.eval:
             t = self.config.training
             modes = ["sampled", "greedy"] if t.eval_greedy else ["sampled"]
             for mode in modes:
+                rows = self.run_data.eval
+                if mode == "sampled":  # training.eval_samples draws per prompt, each with its own seed
+                    rows = [row for row in rows for _ in range(t.eval_samples)]
                 values = evaluate(
                     model,
                     self.tokenizer,
-                    self.run_data.eval,
+                    rows,
                     mixture=self.mixture,
                     task=self.run_data.task,
                     max_new_tokens=t.max_new_tokens,
                     greedy=mode == "greedy",
                     batch_size=t.eval_batch_size,
                     temperature=t.temperature,  # sampled evaluation at the rollout temperature
+                    engine=engine,
                 )
                 result.update({f"eval/{mode}/{k}": v for k, v in values.items()})
             if self.trainer is not None and self.trainer.last_advantages is not None:
@@ -147,6 +152,19 @@ class _RunContext:
         if self.trainer is not None:
             self.trainer.accelerator.wait_for_everyone()
         return result
+
+    def _eval_engine(self) -> Any:
+        """The colocated vLLM engine, holding the policy's current weights, when rollouts come from one; else
+        None (evaluation then uses ``model.generate``). Syncs the weights the way TRL does before a generation,
+        and marks them synced, so the next rollout does not push them again."""
+        trainer = self.trainer
+        generation = getattr(trainer, "vllm_generation", None)
+        if generation is None or getattr(generation, "mode", None) != "colocate":
+            return None
+        if trainer._last_loaded_step != trainer.state.global_step:
+            generation.sync_weights()
+            trainer._last_loaded_step = trainer.state.global_step
+        return generation.llm
 
     def progress_update(self, step: int, logs: Mapping[str, Any]) -> None:
         if self.bar is None:
@@ -267,6 +285,12 @@ def _run(
             check_lora_targets(config, model)  # before anything of the run is written
             ctx = _start_metrics(config, setup, model, tokenizer, resume_from, is_main, log)
             _make_trainer(ctx, setup, [*callbacks, stop.callback(lambda: ctx.trainer)])
+            if (
+                resume_from is None and setup.run_data.eval
+            ):  # data.eval_size: 0 evaluates nothing, says nothing
+                # after the trainer is built: with vLLM rollouts its engine generates the evaluation too
+                log(f"evaluating the initial policy on {len(setup.run_data.eval)} held-out prompts")
+                ctx.run_eval(0)
             _train(ctx, setup, resume_from, progress, stop)
             if stop.signum is None:
                 summary = _finish(ctx, setup, start, overrides, model_s)
@@ -369,7 +393,7 @@ def _start_metrics(
     is_main: bool,
     log: Callable[[str], None],
 ) -> _RunContext:
-    """Write the resolved config, open metrics.jsonl, and evaluate the initial policy (or resume its log)."""
+    """Write the resolved config, open metrics.jsonl (or resume its log of a checkpoint's run)."""
     import yaml
 
     output_dir = Path(config.training.output_dir)
@@ -390,9 +414,6 @@ def _start_metrics(
             log(f"warning: {metrics.path}: dropped {dropped}, torn by an interrupted write")
         ctx.evals = {r["step"]: r for r in metrics.read() if r["kind"] == "eval"}
         log(f"resuming from {last_checkpoint} (step {step})")
-    elif run_data.eval:  # data.eval_size: 0 (or an empty eval file) evaluates nothing and says nothing
-        log(f"evaluating the initial policy on {len(run_data.eval)} held-out prompts")
-        ctx.run_eval(0)
     return ctx
 
 
