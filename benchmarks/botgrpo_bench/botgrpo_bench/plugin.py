@@ -1,5 +1,5 @@
-"""botgrpo entry point (``bench = "botgrpo_bench.plugin"``): the ``bench`` command, the ``react`` task and
-its view pages' outcome signals (``bench.react_spec``, ``bench.react_trivial``).
+"""botgrpo entry point (``bench = "botgrpo_bench.plugin"``): the ``bench`` command, the ``react`` and
+``react-requests`` tasks and the view pages' outcome signals (``bench.react_spec``, ``bench.react_trivial``).
 
 Only the standard library, pydantic and the core's hook marker and signal contract are imported here:
 ``botgrpo --help`` loads this module, so the bench loads when the command runs; the task module (pydantic
@@ -36,10 +36,13 @@ def botgrpo_register_commands(subparsers: argparse._SubParsersAction) -> None:
 
 @hookimpl
 def botgrpo_register_tasks(register: Callable[[str, type, type], None]) -> None:
-    """The ``react`` task (``data.task: react``): small React components, checked by the jsx plugin."""
+    """The ``react`` task (``data.task: react``): small React components, checked by the jsx plugin; and
+    ``react-requests``: the project's own component requests for a real chat model."""
     from botgrpo_bench.react import ReactParams, ReactTask
+    from botgrpo_bench.react_requests import ReactRequestsParams, ReactRequestsTask
 
     register("react", ReactTask, ReactParams)
+    register("react-requests", ReactRequestsTask, ReactRequestsParams)
 
 
 @hookimpl

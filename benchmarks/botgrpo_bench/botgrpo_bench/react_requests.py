@@ -1,0 +1,195 @@
+"""React component requests for a real chat model: the ``react-requests`` task (``data.task: react-requests``).
+
+Rows come from the project's own prompt set (:mod:`botgrpo_bench.react_prompts`: 280 requests, 50 held out):
+training rows from its ``train`` split only, evaluation rows from its ``heldout`` split only. Each row is a
+TRL conversational prompt (one user turn: the request, then "Return the full code in one ```jsx code block.")
+plus ``id``, ``category`` and ``request``.
+
+Held-out metrics (:meth:`ReactRequestsTask.evaluate`), each a share of the completions:
+
+- ``compile_rate``: the code compiles (``jsx.compiles``: esbuild on the extracted code);
+- ``render_rate``: React renders the component without an error (``jsx.renders``, a sandboxed Node process);
+- ``trivial_rate``: an empty or trivial page: no code at all, or code that compiles with fewer than
+  :data:`MIN_ELEMENTS` JSX elements (:func:`is_trivial`: ``return null``, one bare ``<div/>``): it passes
+  the compile check, yet does nothing a request asks for, the shortcut the source paper saw a compile reward
+  teach (a broken page is a failure, not a trivial one);
+- ``code_rate``: the answer holds a fenced code block, as the request asks.
+
+Success of one rollout (:meth:`ReactRequestsTask.success`): it compiles and is not trivial.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from functools import cached_property
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from botgrpo_bench.react_prompts import load_react_prompts, user_message
+
+#: JSX elements a page needs not to count as trivial (a component of a request shows at least two things)
+MIN_ELEMENTS = 2
+
+
+class ReactRequestsParams(BaseModel):
+    """``data.task_params`` of ``react-requests``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    system_prompt: str | None = Field(
+        None, description="a system turn before each request (None: no system turn)"
+    )
+    render_timeout_s: float = Field(
+        10.0, gt=0, description="held-out evaluation: jsx.renders' limit per page"
+    )
+
+
+def is_trivial(completion: str, compiles: bool) -> bool:
+    """An empty or trivial page: no code (only whitespace), or code that compiles (``compiles``, the jsx.compiles
+    verdict) with fewer than :data:`MIN_ELEMENTS` JSX elements."""
+    from botgrpo_bench.react_verdict import code_facts
+    from botgrpo_jsx.extract import DEFAULT_LANGUAGES, extract_cached
+
+    view = extract_cached(completion, DEFAULT_LANGUAGES)
+    if view is None or not view.code.strip():
+        return True
+    return compiles and len(code_facts(completion).elements) < MIN_ELEMENTS
+
+
+class ReactRequestsTask:
+    """The ``react-requests`` task: real component requests, checked by the jsx plugin's own scorers."""
+
+    name = "react-requests"
+
+    def __init__(self, params: ReactRequestsParams | None = None) -> None:
+        self.params = params or ReactRequestsParams()
+
+    def _row(self, source: dict[str, str]) -> dict[str, Any]:
+        turns = (
+            [{"role": "system", "content": self.params.system_prompt}] if self.params.system_prompt else []
+        )
+        turns.append({"role": "user", "content": user_message(source)})
+        return {
+            "prompt": turns,
+            "id": source["id"],
+            "category": source["category"],
+            "request": source["request"],
+        }
+
+    def eval_rows(self, n: int, seed: int = 0) -> list[dict[str, Any]]:
+        """The first ``n`` held-out requests in id order (``seed`` unused: the held-out set is fixed).
+
+        :raises ValueError: ``n`` above the held-out set's size (``data.eval_size``).
+        """
+        heldout = load_react_prompts("heldout")
+        if n > len(heldout):
+            raise ValueError(
+                f"react-requests: data.eval_size {n} is above the {len(heldout)} held-out requests; set "
+                f"data.eval_size <= {len(heldout)} (training.eval_samples draws more samples per request)"
+            )
+        return [self._row(r) for r in heldout[:n]]
+
+    def train_rows(
+        self, n: int, seed: int = 0, exclude: Sequence[dict[str, Any]] = ()
+    ) -> list[dict[str, Any]]:
+        """``n`` training requests: the train split shuffled by ``seed``, repeated in new shuffles past its
+        size. Held-out requests are never returned (``exclude`` is implied by the split)."""
+        train = load_react_prompts("train")
+        rng = random.Random(seed)
+        out: list[dict[str, Any]] = []
+        while len(out) < n:
+            order = rng.sample(train, len(train))
+            out += [self._row(r) for r in order[: n - len(out)]]
+        return out
+
+    def demonstrations(self, rows: Sequence[dict[str, Any]], seed: int = 0) -> list[str]:
+        """No supervised warm start: the task is for pretrained chat models."""
+        raise ValueError(
+            "react-requests has no demonstrations: use a pretrained chat model (model.name_or_path) and no "
+            "training.warm_start"
+        )
+
+    # ---- evaluation ------------------------------------------------------------------------------
+    @cached_property
+    def _checkers(self) -> tuple[Any, Any]:
+        # The jsx plugin's own scorers, in this process (workers=0): evaluation must not start pools.
+        from botgrpo_jsx.params import CompilesParams, RendersParams
+        from botgrpo_jsx.renders import RendersScorer
+        from botgrpo_jsx.scorers import CompilesScorer
+
+        return (
+            CompilesScorer(CompilesParams(workers=0)),
+            RendersScorer(RendersParams(workers=0, timeout_s=self.params.render_timeout_s)),
+        )
+
+    def check(self, completions: Sequence[str]) -> list[dict[str, bool]]:
+        """Per completion: ``compiles``, ``renders``, ``trivial`` and ``code`` (a sandbox failure: not rendered)."""
+        from botgrpo_core.signals import Sample, SampleError
+        from botgrpo_jsx.extract import DEFAULT_LANGUAGES, extract_cached
+
+        samples = [Sample(prompt="", completion=c) for c in completions]
+        compiles, renders = self._checkers
+        compiled = compiles.score(samples)
+        rendered = renders.score(samples)
+        out = []
+        for text, c, r in zip(completions, compiled, rendered, strict=True):
+            ok = not isinstance(c, SampleError) and c == 1.0
+            view = extract_cached(text, DEFAULT_LANGUAGES)
+            out.append(
+                {
+                    "compiles": ok,
+                    "renders": not isinstance(r, SampleError) and r == 1.0,
+                    "trivial": is_trivial(text, ok),
+                    "code": view is not None and view.fenced,
+                }
+            )
+        return out
+
+    def evaluate(self, rows: Sequence[dict[str, Any]], completions: Sequence[str]) -> dict[str, float]:
+        """``compile_rate``, ``render_rate``, ``trivial_rate`` and ``code_rate`` of ``completions``."""
+        if len(rows) != len(completions):
+            raise ValueError("evaluate: rows and completions differ in length")
+        verdicts = self.check(completions)
+        n = max(len(verdicts), 1)
+        return {
+            f"{name}_rate": sum(v[key] for v in verdicts) / n
+            for name, key in (
+                ("compile", "compiles"),
+                ("render", "renders"),
+                ("trivial", "trivial"),
+                ("code", "code"),
+            )
+        }
+
+    def success(self, row: dict[str, Any], completion: str) -> bool:
+        """One rollout's success: it compiles and is not trivial (remembered per completion text)."""
+        cached = self._successes.get(completion)
+        if cached is None:
+            cached = self.success_batch([row], [completion])[0]
+        return cached
+
+    def success_batch(self, rows: Sequence[dict[str, Any]], completions: Sequence[str]) -> list[bool]:
+        """:meth:`success` for many rollouts in one compile request."""
+        from botgrpo_core.signals import Sample, SampleError
+
+        todo = sorted({c for c in completions if c not in self._successes})
+        if todo:
+            results = self._checkers[0].score([Sample(prompt="", completion=c) for c in todo])
+            if len(self._successes) > 50_000:  # bound the memory of a long run
+                self._successes.clear()
+            for c, r in zip(todo, results, strict=True):
+                ok = not isinstance(r, SampleError) and r == 1.0
+                self._successes[c] = ok and not is_trivial(c, ok)
+        return [self._successes[c] for c in completions]
+
+    @cached_property
+    def _successes(self) -> dict[str, bool]:
+        return {}
+
+    def close(self) -> None:
+        """Stop the scorers' Node processes (when evaluation started them)."""
+        if "_checkers" in self.__dict__:
+            for scorer in self._checkers:
+                getattr(scorer, "close", lambda: None)()
