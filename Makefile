@@ -98,18 +98,24 @@ format: install
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
 
-# The verl and vLLM venvs install in the background while the main suite runs (pip waits on the network and
-# unpacks on the other core; each is reused while its stamp is newer than its inputs); their tests run after the
-# main suite: tests_vllm/ trains SmolLM2-135M-Instruct with vLLM rollouts on CPU (docs/scaling.md). The main suite
-# runs on both cores (pytest-xdist), a test file to a worker (--dist loadfile: a file's fixtures are built once).
-test: lint
+# The verl and vLLM venvs install in the background from the start, beside the main venv's install, the lint
+# and the main suite (pip waits on the network and unpacks on the other core; each is reused while its stamp
+# is newer than its inputs). The main suite runs on both cores (pytest-xdist), a test file to a worker
+# (--dist loadfile: a file's fixtures are built once). Then tests_vllm/ (SmolLM2-135M-Instruct trained with
+# vLLM rollouts on CPU, docs/scaling.md) and the verl suite (verl's own fit() on CPU) run side by side, one
+# process each: both spend much of their time starting engines, Ray and imports on one core. Their output is
+# shown when each ends.
+test:
 	@make --no-print-directory -f $(firstword $(MAKEFILE_LIST)) install-verl > $(VERL_VENV).log 2>&1 & verl=$$!; \
 	make --no-print-directory -f $(firstword $(MAKEFILE_LIST)) install-vllm > $(VLLM_VENV).log 2>&1 & vllm=$$!; \
+	if ! make --no-print-directory -f $(firstword $(MAKEFILE_LIST)) lint; then wait; exit 1; fi; \
 	$(BIN)/python -m pytest -q -p no:cacheprovider -n 2 --dist loadfile; status=$$?; \
-	if ! wait $$vllm; then cat $(VLLM_VENV).log; echo "make install-vllm failed (its log above)"; exit 1; fi; \
-	$(VLLM_BIN)/python -m pytest -q -p no:cacheprovider tests_vllm || status=1; \
+	if ! wait $$vllm; then cat $(VLLM_VENV).log; echo "make install-vllm failed (its log above)"; wait; exit 1; fi; \
 	if ! wait $$verl; then cat $(VERL_VENV).log; echo "make install-verl failed (its log above)"; exit 1; fi; \
-	$(VERL_BIN)/python -m pytest -q -p no:cacheprovider $(VERL_DIR)/tests || status=1; \
+	$(VLLM_BIN)/python -m pytest -q -p no:cacheprovider tests_vllm > $(VLLM_VENV).test.log 2>&1 & tv=$$!; \
+	$(VERL_BIN)/python -m pytest -q -p no:cacheprovider $(VERL_DIR)/tests > $(VERL_VENV).test.log 2>&1 & tr=$$!; \
+	wait $$tv || status=1; echo "== tests_vllm ($(VLLM_VENV))"; cat $(VLLM_VENV).test.log; \
+	wait $$tr || status=1; echo "== $(VERL_DIR)/tests ($(VERL_VENV))"; cat $(VERL_VENV).test.log; \
 	exit $$status
 
 demo: install
@@ -122,4 +128,5 @@ bench: install
 	$(BIN)/python benchmarks/aggregation.py
 
 clean:
-	rm -rf $(VENV) $(VERL_VENV) $(VERL_VENV).log $(VLLM_VENV) $(VLLM_VENV).log runs .pytest_cache
+	rm -rf $(VENV) $(VERL_VENV) $(VERL_VENV).log $(VERL_VENV).test.log $(VLLM_VENV) $(VLLM_VENV).log \
+	  $(VLLM_VENV).test.log runs .pytest_cache

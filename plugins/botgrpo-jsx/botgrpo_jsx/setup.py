@@ -69,9 +69,16 @@ def install(force: bool = False, quiet: bool = False) -> int:
             say(f"the installed esbuild does not work: {error}")
             return 1
         (staging / nodeenv.MARKER).write_text(nodeenv.lock_hash())
-        if target.exists():
+        if nodeenv.node_modules() is not None:  # a concurrent setup (another venv's) finished first: keep
+            say(f"installed and verified in {target} (by a concurrent setup)")  # its folder, in use maybe
+            return 0
+        if target.exists():  # a torn folder without the marker
             shutil.rmtree(target)
-        staging.rename(target)
+        try:
+            staging.rename(target)
+        except OSError:  # a concurrent setup renamed its folder in between
+            if nodeenv.node_modules() is None:
+                raise
     finally:
         if staging.exists():
             shutil.rmtree(staging, ignore_errors=True)
