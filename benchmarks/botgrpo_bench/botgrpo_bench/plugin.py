@@ -48,7 +48,9 @@ def botgrpo_register_tasks(register: Callable[[str, type, type], None]) -> None:
 @hookimpl
 def botgrpo_register_signals(register: Callable[[SignalSpec], None]) -> None:
     """The React view task's outcome (``bench.react_spec``), its local signal (``bench.react_sections``)
-    and trivial-page flag (``bench.react_trivial``)."""
+    and trivial-page flag (``bench.react_trivial``); the react-requests level's gaming guard
+    (``bench.react_substance``)."""
+    from botgrpo_bench.react_requests import SubstanceScorer as make_substance
     from botgrpo_bench.react_sections import SectionsParams, make_sections
     from botgrpo_bench.react_verdict import SpecParams, make_spec, make_trivial
 
@@ -76,6 +78,18 @@ def botgrpo_register_signals(register: Callable[[SignalSpec], None]) -> None:
             description="react view pages: jsx.units' verdict per section line, +1 only where the line also "
             "implements a new section of the spec, -1 on a wrong, repeated or broken one and on the closer "
             "of a page with sections missing",
+        )
+    )
+    register(
+        SignalSpec(
+            name="bench.react_substance",
+            kind="global",
+            bounds=(0.0, 1.0),
+            make_scorer=make_substance,
+            params_model=NoParams,
+            description="react-requests: 1 when the answer's code holds at least 2 JSX elements (compiling or "
+            "not), else 0: beside jsx.compiles in the outcome, a page of substance is worth more than an empty "
+            "one that compiles",
         )
     )
     register(

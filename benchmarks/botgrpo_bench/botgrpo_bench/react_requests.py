@@ -16,6 +16,11 @@ Held-out metrics (:meth:`ReactRequestsTask.evaluate`), each a share of the compl
 - ``code_rate``: the answer holds a fenced code block, as the request asks.
 
 Success of one rollout (:meth:`ReactRequestsTask.success`): it compiles and is not trivial.
+
+The level's gaming guard, ``bench.react_substance`` (:class:`SubstanceScorer`, a global signal): 1 when the
+answer's code holds at least :data:`MIN_ELEMENTS` JSX elements (compiling or not), else 0. Beside
+``jsx.compiles`` in the outcome it makes a page of substance worth more than an empty one that compiles: the
+role the React recipe gives its LLM judge, for a machine without one.
 """
 
 from __future__ import annotations
@@ -56,6 +61,24 @@ def is_trivial(completion: str, compiles: bool) -> bool:
     if view is None or not view.code.strip():
         return True
     return compiles and len(code_facts(completion).elements) < MIN_ELEMENTS
+
+
+def element_count(completion: str) -> int:
+    """JSX elements in the answer's code (fenced or bare, as the jsx signals extract it; a page that does not
+    parse counts the elements tree-sitter still finds)."""
+    from botgrpo_bench.react_verdict import code_facts
+
+    return len(code_facts(completion).elements)
+
+
+class SubstanceScorer:
+    """``bench.react_substance``: 1.0 when the code holds at least :data:`MIN_ELEMENTS` JSX elements, else 0.0."""
+
+    def __init__(self, params: Any = None) -> None:
+        self.params = params
+
+    def score(self, samples: Sequence[Any]) -> list[float]:
+        return [float(element_count(s.completion) >= MIN_ELEMENTS) for s in samples]
 
 
 class ReactRequestsTask:

@@ -64,6 +64,7 @@ def test_bench_command_comes_from_the_plugin() -> None:
     assert bench["tasks"] == ["react", "react-requests"] and [x["name"] for x in bench["signals"]] == [
         "bench.react_spec",
         "bench.react_sections",
+        "bench.react_substance",
         "bench.react_trivial",
     ]
 

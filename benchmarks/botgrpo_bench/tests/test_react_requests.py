@@ -63,3 +63,18 @@ def test_evaluation_rates_and_the_trivial_rule() -> None:
         assert [task.success({}, p) for p in pages] == [True, False, False, False, False, False]
     finally:
         task.close()
+
+
+def test_the_substance_guard_counts_elements_compiling_or_not() -> None:
+    from botgrpo_bench.react_requests import SubstanceScorer
+    from botgrpo_core.signals import Sample
+
+    broken_late = "```jsx\nfunction A() { return <div><p>hi</p><b>x</b></div>; }}\n```"  # a stray brace
+    pages = [GOOD, broken_late, NULL_PAGE, ONE_DIV, "I cannot write that."]
+    assert SubstanceScorer().score([Sample(prompt="", completion=p) for p in pages]) == [
+        1.0,
+        1.0,
+        0.0,
+        0.0,
+        0.0,
+    ]
