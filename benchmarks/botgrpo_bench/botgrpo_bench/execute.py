@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import threading
@@ -93,15 +94,26 @@ def run_job(job: Job, *, threads: int, timeout_s: float, extra: dict[str, Any]) 
                 timeout=timeout_s,
                 check=False,
             )
-            code = proc.returncode
+            code: int | None = proc.returncode
         except subprocess.TimeoutExpired:
-            code = -9
+            code = None
     result: dict[str, Any]
     try:
         result = json.loads((job.run_dir / RESULT_FILE).read_text(encoding="utf-8"))
     except (OSError, json.JSONDecodeError):
         tail = (job.run_dir / LOG_FILE).read_text(encoding="utf-8", errors="replace")[-2000:]
-        why = f"timed out after {timeout_s:.0f} s" if code == -9 else f"exit code {code}"
+        if code is None:
+            why = f"timed out after {timeout_s:.0f} s (run_timeout_s)"
+        elif code < 0:
+            name = signal.Signals(-code).name if -code in signal.Signals._value2member_map_ else str(-code)
+            hint = (
+                ": out of memory? (the kernel's OOM killer sends it; see dmesg)"
+                if -code == signal.SIGKILL
+                else ""
+            )
+            why = f"killed by {name}{hint}"
+        else:
+            why = f"exit code {code}"
         result = {"status": "failed", "error": f"run process {why}; log tail:\n{tail}"}
     result.setdefault("wall_s", time.perf_counter() - t0)
     return result

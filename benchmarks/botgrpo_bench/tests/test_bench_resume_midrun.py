@@ -103,3 +103,22 @@ def test_a_changed_run_file_starts_again(tmp_path: Path) -> None:
         if json.loads(line)["kind"] == "train"
     ]
     assert trained == [1, 2, 3, 4]
+
+
+def test_a_killed_run_process_is_not_reported_as_a_timeout(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """The OOM killer's SIGKILL was reported as 'timed out after 86400 s' (the first real-model pilot)."""
+    import botgrpo_bench.execute as execute
+
+    run_dir = tmp_path / "math" / "grpo" / "seed0"
+    job = Job("math", "grpo", 0, "grid", _run(run_dir), run_dir)
+    real_run = subprocess.run
+
+    def killed(cmd, **kw):  # type: ignore[no-untyped-def]
+        return real_run(
+            [sys.executable, "-c", "import os, signal; os.kill(os.getpid(), signal.SIGKILL)"], **kw
+        )
+
+    monkeypatch.setattr(execute.subprocess, "run", killed)
+    result = run_job(job, threads=1, timeout_s=600, extra={})
+    assert result["status"] == "failed"
+    assert "killed by SIGKILL: out of memory?" in result["error"] and "timed out" not in result["error"]
