@@ -188,3 +188,18 @@ def test_validate_checks_the_task_name_and_its_params() -> None:
         parse_config(bad_params)
     ok = {**BASE, "data": {"source": "task", "task": "arithmetic", "task_params": {"max_operands": 3}}}
     assert parse_config(ok).data.task_params == {"max_operands": 3}
+
+
+def test_micro_batch_size_without_auto_accumulation_is_refused() -> None:
+    """training.micro_batch_size beside a numeric gradient_accumulation_steps would do nothing: an error naming
+    both keys and the fix (a real-model pilot ran out of memory on a silently ignored micro_batch_size: 4)."""
+    import pytest
+
+    from botgrpo_core.config.sections import TrainingConfig
+
+    with pytest.raises(
+        ValueError, match="micro_batch_size .4. acts only with gradient_accumulation_steps: auto"
+    ):
+        TrainingConfig(micro_batch_size=4)
+    assert TrainingConfig(micro_batch_size=4, gradient_accumulation_steps="auto").micro_batch_size == 4
+    assert TrainingConfig(gradient_accumulation_steps=2).gradient_accumulation_steps == 2

@@ -233,6 +233,19 @@ class TrainingConfig(RunFileModel):
             raise ValueError("must be at least 1, or 'auto' (derived from the number of processes)")
         return value
 
+    @model_validator(mode="after")
+    def _micro_batch_acts(self) -> TrainingConfig:
+        """``micro_batch_size`` acts only with ``gradient_accumulation_steps: auto``: set beside a number it
+        would pass and do nothing (a pilot's 16-rollout pass ran out of memory that way)."""
+        if "micro_batch_size" in self.model_fields_set and self.gradient_accumulation_steps != "auto":
+            raise ValueError(
+                f"training.micro_batch_size ({self.micro_batch_size}) acts only with "
+                "gradient_accumulation_steps: auto, and gradient_accumulation_steps is "
+                f"{self.gradient_accumulation_steps}: set gradient_accumulation_steps: auto to cap each backward "
+                "pass at micro_batch_size rollouts, or remove micro_batch_size"
+            )
+        return self
+
     num_iterations: int = Field(
         1, ge=1, description="optimizer passes over each generated batch (PPO epochs)"
     )
