@@ -26,8 +26,10 @@ def test_two_steps_of_the_example_run_file(smollm2: Path, tmp_path: Path) -> Non
         "training.learning_rate": 1e-4,
         "training.logging_steps": 1,
         "training.plots": False,
-        "data.eval_size": 0,
-        "data.eval_path": "null",
+        "data.eval_size": 2,  # evaluated on the engine (after a sync) at steps 0 and 2
+        "training.eval_samples": 2,
+        "training.eval_every": 2,
+        "training.eval_greedy": "false",
         "training.output_dir": str(out),
     }
     command = [sys.executable, "-m", "botgrpo_core.cli.main", "train", "examples/smollm2-math-cpu.yaml"]
@@ -46,6 +48,11 @@ def test_two_steps_of_the_example_run_file(smollm2: Path, tmp_path: Path) -> Non
         assert r["sampling/sampling_logp_difference/max"] < 1e-3, r
         assert r["time/generate_s"] > 0 and r["time/score_s"] > 0
         assert "signals/sympy.steps/mean" in r
+    evals = [r for r in records if r["kind"] == "eval"]
+    assert [r["step"] for r in evals] == [0, 2]
+    for r in evals:
+        assert 0 < r["eval/sampled/length"] <= 64 and 0 <= r["eval/sampled/signals/sympy.answer/mean"] <= 1, r
+    assert "evaluating the initial policy on 2 held-out prompts" in done.stderr
     from safetensors.torch import load_file
 
     adapter = load_file(str(out / "final_model" / "adapter_model.safetensors"))

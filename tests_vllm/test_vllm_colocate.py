@@ -132,3 +132,16 @@ def test_engine_matches_the_policy_after_every_sync(smollm2: Path, tmp_path: Pat
     assert max(c["policy_moved"] for c in checks) > 10 * TOLERANCE, checks
     losses = [log["loss"] for log in trainer.state.log_history if "loss" in log]
     assert losses and all(torch.isfinite(torch.tensor(losses))), losses
+
+    # held-out evaluation on the engine (botgrpo's run_eval with vLLM rollouts): greedy pages equal the
+    # policy's own greedy generate after the sync
+    from botgrpo_core.engine.evaluation import generate, generate_vllm
+
+    trainer.vllm_generation.sync_weights()
+    prompts = [r["prompt"] for r in rows]
+    engine_ids, _ = generate_vllm(
+        trainer.vllm_generation.llm, tokenizer, prompts, max_new_tokens=24, greedy=True
+    )
+    policy = trainer.accelerator.unwrap_model(trainer.model)
+    policy_ids, _ = generate(policy, tokenizer, prompts, max_new_tokens=24, greedy=True)
+    assert engine_ids == policy_ids
