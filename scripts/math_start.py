@@ -68,12 +68,20 @@ def main() -> None:
     seconds = time.perf_counter() - start
     load_after = os.getloadavg()
     eos = tokenizer.eos_token_id
+    raw = args.out.with_suffix(".samples.jsonl")
+    raw.parent.mkdir(parents=True, exist_ok=True)
+    with open(raw, "w") as f:  # the draws first: scoring must not cost them
+        for k, (i, text) in enumerate(zip(ids, texts, strict=True)):
+            f.write(
+                json.dumps({"id": rows[k // args.samples].get("id"), "tokens": len(i), "completion": text})
+                + "\n"
+            )
     samples = [
         Sample(prompt="", completion=t, row=rows[k // args.samples], truncated=not (i and i[-1] == eos))
         for k, (i, t) in enumerate(zip(ids, texts, strict=True))
     ]
-    answer = _scorer("sympy.answer", {"workers": 0})
-    steps = _scorer("sympy.steps", {"workers": 0, "step_split": "lines"})
+    answer = _scorer("sympy.answer", {"workers": 1})
+    steps = _scorer("sympy.steps", {"workers": 1, "step_split": "lines"})
     right = [v == 1.0 for v in answer.score(samples)]
     spans = steps.score(samples)
     refuted = [not isinstance(s, SampleError) and any(sp.value < 0 for sp in s) for s in spans]
