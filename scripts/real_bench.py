@@ -1,0 +1,111 @@
+"""Run issue 37's real-model bench (benchmarks/bench_real.yaml) in its fixed order, one run at a time, and commit
+each finished run's records: runs of hours that outlive a session.
+
+    nohup .venv-vllm/bin/python scripts/real_bench.py > runs/real_bench.log 2>&1 &
+
+Each command (:data:`ORDER`, widened run by run) adds runs to its level's folder
+(``runs/bench/real-<level>``; the runs before it in the folder are reused, a run stopped midway continues from its
+last checkpoint). After each command the folder's report and every finished run's metrics (gzipped) and summary are
+copied to ``docs/results/real-<level>/`` and committed (only those paths). Run it again in the next session: it
+goes on where it stopped. ``--dry-run`` prints the commands.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+BENCH = "benchmarks/bench_real.yaml"
+BOTGRPO = ROOT / ".venv-vllm" / "bin" / "botgrpo"
+
+#: (level, methods, seeds) per command, in the order fixed with the settings; a level's seeds are added one at a
+#: time (a bench plan is methods x seeds, so each command adds one run per method: paired seeds end together).
+#: Fixed with the settings (benchmarks/bench_real.yaml's header), before any run.
+ORDER: list[tuple[str, list[str], list[int]]] = [
+    ("react-lr5e-5", ["bot-grpo", "grpo"], [0]),
+    ("react-lr2e-4", ["bot-grpo", "grpo"], [0]),
+]
+
+
+def _load_plan() -> list[tuple[str, list[str], list[int]]]:
+    """The commands: a level's first seed one method at a time (a commit per run), then each further seed for all
+    methods at once (a bench plan is methods x seeds, and a folder's record only widens); finished runs are
+    reused."""
+    out = []
+    for level, methods, seeds in ORDER:
+        out += [(level, methods[: m + 1], seeds[:1]) for m in range(len(methods))]
+        out += [(level, methods, seeds[: k + 1]) for k in range(1, len(seeds))]
+    return out
+
+
+def record(level: str) -> Path:
+    """Copy the level folder's report and run records to docs/results/real-<level>/."""
+    src = ROOT / "runs" / "bench" / f"real-{level}"
+    dst = ROOT / "docs" / "results" / f"real-{level}"
+    (dst / "metrics").mkdir(parents=True, exist_ok=True)
+    for path in src.iterdir():
+        if path.is_file() and path.suffix in (".md", ".json", ".jsonl", ".png"):
+            shutil.copy2(path, dst / path.name)
+    for result in src.glob("runs/*/*/seed*/bench_result.json"):
+        run = result.parent
+        name = f"{run.parent.name}_{run.name}"
+        if (run / "metrics.jsonl").is_file():
+            with (
+                open(run / "metrics.jsonl", "rb") as f,
+                gzip.open(dst / "metrics" / f"{name}.metrics.jsonl.gz", "wb") as g,
+            ):
+                shutil.copyfileobj(f, g)
+        for extra in ("summary.json", "config.yaml", "bench_result.json"):
+            if (run / extra).is_file():
+                shutil.copy2(run / extra, dst / "metrics" / f"{name}.{extra}")
+    return dst
+
+
+def commit(paths: list[Path], message: str) -> None:
+    """Commit only ``paths`` (retrying while another git command holds the index)."""
+    rel = [str(p.relative_to(ROOT)) for p in paths]
+    for _ in range(30):
+        add = subprocess.run(["git", "add", "--", *rel], cwd=ROOT, capture_output=True, text=True)
+        done = subprocess.run(
+            ["git", "commit", "-q", "-m", message, "--", *rel], cwd=ROOT, capture_output=True, text=True
+        )
+        if add.returncode == 0 and (done.returncode == 0 or "nothing" in done.stdout + done.stderr):
+            return
+        time.sleep(10)
+    print(f"could not commit {rel}: {done.stderr}", file=sys.stderr)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--dry-run", action="store_true")
+    args = parser.parse_args()
+    for level, methods, seeds in _load_plan():
+        cmd = [
+            str(BOTGRPO), "bench", BENCH, "--output", f"runs/bench/real-{level}",
+            "--set", f"include=[{level}]", "--set", f"methods=[{', '.join(methods)}]",
+            "--set", f"seeds=[{', '.join(map(str, seeds))}]",
+        ]  # fmt: skip
+        print(" ".join(cmd), flush=True)
+        if args.dry_run:
+            continue
+        code = subprocess.run(cmd, cwd=ROOT).returncode
+        dst = record(level)
+        last = f"{methods[-1]} seed {seeds[-1]}"
+        commit(
+            [dst],
+            f"issue 37 real-model bench, {level}: records after {last} (botgrpo bench exit {code}; scripts/real_bench.py)",
+        )
+        if code != 0:
+            print(f"bench exited {code}; stopping (run scripts/real_bench.py again to go on)", flush=True)
+            return code
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
