@@ -235,9 +235,11 @@ class TrainingConfig(RunFileModel):
 
     @model_validator(mode="after")
     def _micro_batch_acts(self) -> TrainingConfig:
-        """``micro_batch_size`` acts only with ``gradient_accumulation_steps: auto``: set beside a number it
-        would pass and do nothing (a pilot's 16-rollout pass ran out of memory that way)."""
-        if "micro_batch_size" in self.model_fields_set and self.gradient_accumulation_steps != "auto":
+        """``micro_batch_size`` acts only with ``gradient_accumulation_steps: auto``: set (to another value than
+        its default) beside a number it would pass and do nothing (a pilot's 16-rollout pass ran out of memory
+        that way)."""
+        default = type(self).model_fields["micro_batch_size"].default  # a resolved config.yaml lists it
+        if self.micro_batch_size != default and self.gradient_accumulation_steps != "auto":
             raise ValueError(
                 f"training.micro_batch_size ({self.micro_batch_size}) acts only with "
                 "gradient_accumulation_steps: auto, and gradient_accumulation_steps is "
