@@ -15,12 +15,13 @@ from botgrpo_core.signals import SampleError, Span
 from botgrpo_jsx import esprima_backend
 from botgrpo_jsx.extract import CodeView, extract_cached
 from botgrpo_jsx.params import CommonParams, RulesParams, SyntaxParams, UnitsParams
-from botgrpo_jsx.redeclare import redeclarations, uninitialized_consts
+from botgrpo_jsx.redeclare import declared_before, redeclarations, uninitialized_consts
 from botgrpo_jsx.rules import RULES, ExportRequirement, check_rules, export_requirement_from_prompt
 from botgrpo_jsx.segment import Unit, segment, unit_of
 from botgrpo_jsx.spans import Mark, disjoint
 from botgrpo_jsx.syntax import (
     SyntaxError_,
+    bare_tag_expressions,
     known_shapes,
     located_cause,
     located_tag,
@@ -101,14 +102,32 @@ def syntax_spans(completion: str, params: SyntaxParams) -> list[Span] | SampleEr
         cut = known_shapes(view.code)  # one error each: its own span replaces the parser's on its line
         if cut:
             lines = [(view.code.rfind("\n", 0, e.start) + 1, e.end) for e in cut]
-            errors = [e for e in errors if not any(a <= e.start < b for a, b in lines)] + cut
+            # a construct left open at the end of input holds every shape after its opener: the shape
+            # is the break a parser meets first (its recovery may have taken the closing bracket)
+            errors = [
+                e
+                for e in errors
+                if not any(a <= e.start < b for a, b in lines)
+                and not (e.meta.get("error") == "unexpected end of input" and e.start < cut[0].start)
+            ] + cut
     marks = [
         Mark(view.to_completion(e.start), view.to_completion(e.end), params.error_value, e.meta)
         for e in errors
     ]
-    for r in redeclarations(parsed, view.is_typescript):  # tree-sitter parses these; esbuild does not
+    redeclared = redeclarations(parsed, view.is_typescript)
+    if "open_prefix" in parsed.memo:  # the code before an ERROR's first inner error, closed, parses
+        at, prefix = parsed.memo["open_prefix"]
+        known = {(r.start, r.end) for r in redeclared}
+        redeclared += [
+            r
+            for r in redeclarations(prefix, view.is_typescript)
+            if (r.start, r.end) not in known and declared_before(prefix, r, at)
+        ]
+    for r in redeclared:  # tree-sitter parses these; esbuild does not
         meta = {"error": f"{r.name!r} is already declared in this scope", "grammar": parsed.grammar}
         marks.append(Mark(view.to_completion(r.start), view.to_completion(r.end), params.error_value, meta))
+    for e in bare_tag_expressions(parsed):  # tree-sitter parses these too; esbuild does not
+        marks.append(Mark(view.to_completion(e.start), view.to_completion(e.end), params.error_value, e.meta))
     for r in uninitialized_consts(parsed):
         meta = {"error": f"const {r.name} has no value", "grammar": parsed.grammar}
         marks.append(Mark(view.to_completion(r.start), view.to_completion(r.end), params.error_value, meta))

@@ -134,9 +134,11 @@ def _parameters(block: Node) -> list[Node]:
 
 
 def _leading_statements(error: Node) -> list[Node]:
-    """The whole, error-free statements an ERROR node begins with."""
+    """The whole, error-free statements an ERROR node begins with (comments between them skipped)."""
     out = []
     for inner in error.children:
+        if inner.type == "comment" and not inner.has_error:
+            continue
         if inner.has_error or not inner.type.endswith(("_statement", "_declaration")):
             break
         out.append(inner)
@@ -226,3 +228,27 @@ def uninitialized_consts(parsed: Parsed, limit: int = 20) -> list[Redeclared]:
             if len(found) >= limit:
                 return found
     return found
+
+
+#: Declarations whose name a parser declares only once the whole node is read (esbuild: a function's
+#: name after its body, so an error in the body comes first).
+_DECLARED_AT_END = frozenset({"function_declaration", "generator_function_declaration", "class_declaration"})
+
+
+def declared_before(parsed: Parsed, found: Redeclared, at: int) -> bool:
+    """Whether a left-to-right parser has declared ``found``'s name before ``str`` index ``at``: the
+    binding that holds it (a pattern, else the name) ends before ``at``, and so does a function or class
+    declaration it names."""
+    index = parsed.index
+    node = parsed.root.descendant_for_byte_range(
+        index.byte_of_char(found.start), index.byte_of_char(found.end)
+    )
+    end = node.end_byte if node is not None else index.byte_of_char(found.end)
+    while node is not None and node.parent is not None:
+        parent = node.parent
+        if parent.type in _DECLARED_AT_END or parent.type.endswith("_pattern"):
+            end = max(end, parent.end_byte)
+        elif parent.type not in _PATTERN_FIELD and parent.type not in ("rest_pattern",):
+            break
+        node = parent
+    return end <= index.byte_of_char(at)

@@ -24,7 +24,15 @@ from typing import TYPE_CHECKING, Any
 from botgrpo_core.signals.steps import trim_range
 from botgrpo_jsx.blame import Blame, missing_brackets, token_around
 from botgrpo_jsx.tags import tag_problems, tag_repairs
-from botgrpo_jsx.treesitter import Parsed, iter_error_nodes, parses_with_edit, parses_with_insertion
+from botgrpo_jsx.treesitter import (
+    Parsed,
+    ParseTimeout,
+    edited,
+    iter_error_nodes,
+    parses_with_edit,
+    parses_with_insertion,
+    query,
+)
 from botgrpo_jsx.violation import violation
 from botgrpo_jsx.walk import walk
 
@@ -105,6 +113,8 @@ def _after_whole_statements(parsed: Parsed, node: Node) -> int:
     """
     start = node.start_byte
     for child in node.children:
+        if child.type == "comment" and not child.has_error:
+            continue
         if child.has_error or child.is_missing or not child.type.endswith(("_statement", "_declaration")):
             break
         start = child.end_byte
@@ -112,6 +122,76 @@ def _after_whole_statements(parsed: Parsed, node: Node) -> int:
         return 0
     rest = parsed.source[start:]
     return parsed.index.char_of_byte(start + len(rest) - len(rest.lstrip()))
+
+
+#: What closes each opening token, and what each closing token closes.
+_CLOSER_OF = {"(": ")", "[": "]", "{": "}", "${": "}"}
+_OPENER_OF = {")": "(", "]": "[", "}": "{"}
+#: Seconds for the parse that checks an ERROR's loose tokens (an incremental parse: well under 1 ms).
+_PREFIX_PARSE_S = 0.05
+
+
+def _first_inner_error(node: Node) -> Node | None:
+    """The first ERROR or MISSING node strictly inside ``node``, in source order."""
+    for child in node.children:
+        if child.is_error or child.is_missing:
+            return child
+        if child.has_error:
+            return _first_inner_error(child) or child
+    return None
+
+
+def _closers_before(node: Node, byte: int) -> list[str] | None:
+    """The brackets that close what the tokens of ``node`` before ``byte`` leave open, outermost first;
+    ``None`` when one of them closes nothing, or a JSX tag is left open (an unclosed tag is blamed on
+    its opening tag, :func:`located_tag`). A whole node without an error is balanced: only the nodes
+    holding an error, or ``byte``, are read token by token."""
+    stack: list[str] = []
+    for child in node.children:
+        if child.start_byte >= byte:
+            break
+        if child.type == "jsx_opening_element" and child.end_byte <= byte:
+            return None
+        if child.child_count == 0:
+            if child.is_missing:
+                continue
+            if child.type in _CLOSER_OF:
+                stack.append(_CLOSER_OF[child.type])
+            elif child.type in _OPENER_OF and (not stack or stack.pop() != child.type):
+                return None  # a closing bracket that closes nothing
+        elif child.end_byte > byte or child.has_error:
+            inner = _closers_before(child, byte)
+            if inner is None:
+                return None
+            stack.extend(inner)
+    return stack
+
+
+def _after_open_prefix(parsed: Parsed, node: Node) -> int:
+    """Where an ERROR that runs to the end of the input starts its own trouble: its first inner error,
+    when the code before that error, its open brackets closed (an expression put where the error
+    stood, if one is needed), parses. The ERROR's loose tokens before it are then openers that the end
+    of the input left open (a page cut off by the token cap: ``const App = () => {`` and its good
+    statements), not the break a left-to-right parser meets first. That parse is kept in
+    ``parsed.memo["open_prefix"]`` (its redeclarations are checked too). 0 when the rule does not hold."""
+    if not _is_at_end(parsed, node.end_byte):
+        return 0
+    inner = _first_inner_error(node)
+    closers = None if inner is None else _closers_before(parsed.root, inner.start_byte)
+    if inner is None or closers is None:
+        return 0
+    at = parsed.index.char_of_byte(inner.start_byte)
+    for fill in ("", "0"):
+        try:
+            repaired = edited(
+                parsed, at, parsed.index.length, fill + "".join(reversed(closers)), _PREFIX_PARSE_S
+            )
+        except ParseTimeout:
+            return 0
+        if not repaired.root.has_error:
+            parsed.memo.setdefault("open_prefix", (at, repaired))
+            return at
+    return 0
 
 
 def syntax_errors(parsed: Parsed, max_errors: int = 20) -> list[SyntaxError_]:
@@ -123,7 +203,7 @@ def syntax_errors(parsed: Parsed, max_errors: int = 20) -> list[SyntaxError_]:
             errors.append(_missing_error(parsed, node))
             continue
         start, end = trim_range(text, *parsed.char_range(node))
-        start = max(start, _after_whole_statements(parsed, node))
+        start = max(start, _after_whole_statements(parsed, node), _after_open_prefix(parsed, node))
         if end <= start:  # a zero-width ERROR: widen like a missing token
             errors.append(_widen(parsed, node, "unexpected input"))
             continue
@@ -388,6 +468,40 @@ def known_shapes(code: str) -> list[SyntaxError_]:
         meta = {"error": "declaration without a name", "missing": "name"}
         out.append(SyntaxError_(match.start(1), match.end(), meta["error"], meta))
     return sorted(out, key=lambda e: e.start)
+
+
+#: A ``{...}`` among a JSX tag's attributes: tree-sitter accepts any expression there, JSX only a spread.
+_TAG_EXPRESSIONS = (
+    "(jsx_opening_element (jsx_expression) @attr)",
+    "(jsx_self_closing_element (jsx_expression) @attr)",
+)
+
+
+def bare_tag_expressions(parsed: Parsed, limit: int = 20) -> list[SyntaxError_]:
+    """Each ``{...}`` among a JSX tag's attributes that is not a spread (``<Item {removeItem} />``):
+    tree-sitter parses it, JSX allows only ``{...props}`` there (esbuild: ``Expected "..." but found
+    "removeItem"``). The span is the ``{`` and the token after it, where the ``...`` is missing."""
+    from tree_sitter import QueryCursor
+
+    q = query(parsed.grammar, _TAG_EXPRESSIONS)
+    if q is None or b"{" not in parsed.source:
+        return []
+    found: list[SyntaxError_] = []
+    for node in sorted(QueryCursor(q).captures(parsed.root).get("attr", []), key=lambda n: n.start_byte):
+        first = node.named_children[0] if node.named_child_count else None
+        if node.has_error or (first is not None and first.type == "spread_element"):
+            continue
+        after = _leaf_after(parsed, node.start_byte + 1)
+        end = after.end_byte if after is not None else node.end_byte
+        start, stop = parsed.index.char_of_byte(node.start_byte), parsed.index.char_of_byte(end)
+        meta = {
+            "error": "expression among a tag's attributes (only {...spread} is allowed)",
+            "missing": "...",
+        }
+        found.append(SyntaxError_(start, stop, meta["error"], meta))
+        if len(found) >= limit:
+            break
+    return found
 
 
 def valid_prefix(parsed: Parsed, first_error_byte: int | None) -> list[tuple[int, int]]:

@@ -372,3 +372,64 @@ def test_an_arrow_without_its_arrow_and_a_nameless_const_are_blamed_where_they_b
     assert spans("```jsx\nconst f = ()\n  => 1;\nexport default f;\n```") == []
     nameless = "```jsx\nfunction Card() {\n  const [a, setA] = useState(0);\n  const () => {\n    setA(1);\n  };\n}\n```"
     assert any(nameless[s.start : s.end] == "const (" for s in spans(nameless))
+
+
+def _first(completion: str) -> str:
+    """The line of the first most negative span (as a policy's blame lands)."""
+    first = min(spans(completion), key=lambda s: (s.value, s.start))
+    return completion[completion.rfind("\n", 0, first.start) + 1 : completion.find("\n", first.start)]
+
+
+def test_a_cut_pages_open_declarations_are_not_blamed_before_its_first_broken_line() -> None:
+    """A page cut by the token cap: tree-sitter wraps it all in one ERROR whose loose tokens are the
+    openers the cut left open (`const Form = () => {`); the code before the first inner error, its
+    brackets and tags closed, parses, so the blame starts there (esbuild: `Expected ":" but found "+"`).
+    The names the open declarations hold still meet the redeclaration check (`setTag` then `const setTag`)."""
+    cut = (
+        "```jsx\nimport { useState } from 'react';\n\nconst Form = () => {\n"
+        "  const [error, setError] = useState(null);\n\n  const save = (id) => {\n    setError({\n"
+        '      "Saved " + id,\n    });\n  };\n\n  return (\n    <form onSubmit={save}>\n      <p>{error}'
+    )
+    first = min(spans(cut), key=lambda s: (s.value, s.start))
+    line = cut.index('      "Saved "')
+    # from the object that breaks (tree-sitter's inner ERROR) over the broken line; not `const Form`
+    assert first.start >= cut.index("setError({") and first.end > line
+    redeclared = (
+        "```jsx\nimport { useState } from 'react';\n\nconst Picker = () => {\n"
+        "  const [tag, setTag] = useState('red');\n\n  const setTag = () => {\n    go({\n"
+        "      'tag ' + tag,\n    });\n  };\n\n  return (\n    <p>{tag}"
+    )
+    assert _first(redeclared) == "  const setTag = () => {"
+    # a function's name is declared after its body (esbuild): a body that breaks first is the blame
+    body_first = (
+        "```jsx\nimport Clock from './Clock';\n\nexport default function Clock() {\n"
+        "  const [t, setT] = useState(0);\n  go({\n    'tick ' + t,\n  });\n\n  return (\n    <p>{t}"
+    )
+    assert _first(body_first) in ("  go({", "    'tick ' + t,")
+
+
+def test_a_comment_between_an_errors_leading_imports_keeps_them_whole() -> None:
+    """`import {a}; // note` then `import {a}` again, in front of an ERROR: the comment ended the good
+    statements, so the second import was never checked (esbuild: "useContext" has already been declared)."""
+    completion = (
+        "```jsx\nimport React, { useContext } from 'react'; // import { useContext } from 'react-native';\n"
+        "import { useContext } from 'react-native';\n\nexport default class Stars extends React.Component {\n"
+        "  const Stars = product => {\n    return (\n      <Item data={p => ({\n          name: p,\n        })}\n"
+        "    );\n  };\n\n  useEffect(() => {\n    load({\n      stars: 5"
+    )
+    assert _first(completion) == "import { useContext } from 'react-native';"
+
+
+def test_an_expression_among_a_tags_attributes_and_a_shape_inside_an_unclosed_block_are_blamed() -> None:
+    """`<Item {remove} />`: tree-sitter parses it, JSX allows only `{...props}` there (esbuild: Expected
+    "..." but found "remove"). And a function left open at the end of input holding `const () => {`:
+    the end-of-input blame on the function's `{` is not the first break."""
+    tag = "```jsx\nfunction List({ remove }) {\n  return (\n    <Item\n      {remove}\n      label='x'\n    />\n  );\n}\n```"
+    (span,) = spans(tag)
+    assert tag[span.start : span.end] == "{remove" and span.meta["missing"] == "..."
+    assert spans("```jsx\nconst A = (p) => <Item {...p} label='x' />;\nexport default A;\n```") == []
+    unclosed = (
+        "```jsx\nfunction Card({ name }) {\n  const [a, setA] = useState(name);\n\n  const () => {\n"
+        "    return <p>{a}</p>;\n  };\n```"
+    )
+    assert _first(unclosed) == "  const () => {"
