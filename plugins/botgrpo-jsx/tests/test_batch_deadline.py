@@ -278,13 +278,15 @@ def test_compiles_many_samples_stop_at_the_batch_deadline(need_node: None) -> No
         assert results[1] in (0.0, late[0])  # broken: its verdict, or cut before the JSX retry
         assert all(r == 1.0 for r in results[2:] if not isinstance(r, SampleError))  # finished: kept
         assert scorer.metrics()["jsx.compiles/batch_deadline"] == len(late)
-        assert scorer._worker.deadline_kills == 1  # killed busy, not left to answer into the next batch
+        # a worker busy at the deadline is killed, not left to answer into the next batch (none is, when on a
+        # loaded machine no request was in flight at that moment: make test's two-worker run saw 0)
+        assert scorer._worker.deadline_kills <= 1
         # the next batch works, on a fresh process
         after = [Sample("", VALID), Sample("", "```jsx\nconst A = () => <div>;\n```"), *_big(3, "next")]
         assert scorer.score(after) == [1.0, 0.0, 1.0, 1.0, 1.0]
         # the deadline's kill is no restart (checked exactly in test_node_worker_call_deadline_kills_a_busy_process);
         # restarts are not counted here: on a loaded machine a per-request timeout may restart the fresh process
-        assert scorer._worker.deadline_kills == 1
+        assert scorer._worker.deadline_kills <= 1
     finally:
         scorer.close()
 
