@@ -2,6 +2,7 @@
 stories from templates, with exact integer answers, deterministic for a seed.
 
     python scripts/make_word_problems.py     # writes word_problems_{train,heldout}.jsonl in botgrpo_bench/data/
+    python scripts/make_word_problems.py --level easy --per-template 40   # easy_problems_{train,heldout}.jsonl
 
 Each row: ``id``, ``prompt`` (TRL's conversational format: one user message), ``answer`` (the number as text),
 ``steps`` (how many operations the story needs), ``template``, ``split`` (``heldout`` for every fifth problem of
@@ -195,11 +196,82 @@ TEMPLATES: dict[str, Callable[[random.Random, str], Story]] = {
 }
 
 
-def make(per_template: int = 25, seed: int = 0) -> list[dict[str, object]]:
+# The easy set (``--level easy``): one operation on numbers up to 20, for a model that solves the set above
+# about 2% of the time (SmolLM2-135M-Instruct: benchmarks/results/math_start.json).
+def _more(r: random.Random, n: str) -> Story:
+    a, b = r.randint(2, 20), r.randint(2, 20)
+    return (f"{n} has {a} pencils and gets {b} more. How many pencils does {PRONOUN[n]} have now?", a + b, 1)
+
+
+def _eaten(r: random.Random, n: str) -> Story:
+    a = r.randint(6, 20)
+    b = r.randint(1, a - 1)
+    return (f"{n} has {a} cookies and eats {b} of them. How many cookies are left?", a - b, 1)
+
+
+def _bags(r: random.Random, n: str) -> Story:
+    a, b = r.randint(2, 9), r.randint(2, 9)
+    return (
+        f"{n} has {a} bags with {b} oranges in each bag. How many oranges does {PRONOUN[n]} have?",
+        a * b,
+        1,
+    )
+
+
+def _split(r: random.Random, n: str) -> Story:
+    b, q = r.randint(2, 6), r.randint(2, 8)
+    return (
+        f"{n} shares {b * q} stickers equally among {b} friends. How many stickers does each friend get?",
+        q,
+        1,
+    )
+
+
+def _coins(r: random.Random, n: str) -> Story:
+    a, b = r.randint(5, 20), r.randint(5, 20)
+    return (
+        f"{n} saves {a} dollars on Monday and {b} dollars on Tuesday. How many dollars did {PRONOUN[n]} save?",
+        a + b,
+        1,
+    )
+
+
+def _birds(r: random.Random, n: str) -> Story:
+    a = r.randint(8, 20)
+    b = r.randint(1, a - 1)
+    return (
+        f"There are {a} birds on a tree. {b} birds fly away. How many birds are still on the tree?",
+        a - b,
+        1,
+    )
+
+
+def _wheels(r: random.Random, n: str) -> Story:
+    name, wheels = r.choice([("bicycle", 2), ("tricycle", 3), ("car", 4)])
+    a = r.randint(2, 15)
+    return (f"A {name} has {wheels} wheels. How many wheels do {a} {name}s have?", wheels * a, 1)
+
+
+def _pages_read(r: random.Random, n: str) -> Story:
+    a, b = r.randint(2, 10), r.randint(2, 5)
+    return (f"{n} reads {a} pages every day for {b} days. How many pages does {PRONOUN[n]} read?", a * b, 1)
+
+
+EASY_TEMPLATES: dict[str, Callable[[random.Random, str], Story]] = {
+    f.__name__.lstrip("_"): f for f in (_more, _eaten, _bags, _split, _coins, _birds, _wheels, _pages_read)
+}
+LEVELS = {"grade": (TEMPLATES, "word_problems"), "easy": (EASY_TEMPLATES, "easy_problems")}
+
+
+def make(
+    per_template: int = 25,
+    seed: int = 0,
+    templates: dict[str, Callable[[random.Random, str], Story]] = TEMPLATES,
+) -> list[dict[str, object]]:
     """``per_template`` problems from each template, the story's numbers drawn with ``seed``."""
     rng = random.Random(seed)
     rows: list[dict[str, object]] = []
-    for name, template in TEMPLATES.items():
+    for name, template in templates.items():
         seen: set[str] = set()
         k = 0
         while k < per_template:
@@ -225,13 +297,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--per-template", type=int, default=25)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--output", type=Path, default=OUT, help="folder for word_problems_<split>.jsonl")
+    parser.add_argument(
+        "--level", choices=sorted(LEVELS), default="grade", help="grade (the default set) or easy"
+    )
+    parser.add_argument("--output", type=Path, default=OUT, help="folder for <set>_<split>.jsonl")
     args = parser.parse_args()
-    rows = make(args.per_template, args.seed)
+    templates, stem = LEVELS[args.level]
+    rows = make(args.per_template, args.seed, templates)
     args.output.mkdir(parents=True, exist_ok=True)
     for split in ("train", "heldout"):
         part = [r for r in rows if r["split"] == split]
-        path = args.output / f"word_problems_{split}.jsonl"
+        path = args.output / f"{stem}_{split}.jsonl"
         path.write_text("".join(json.dumps(r) + "\n" for r in part))
         print(f"{len(part)} problems -> {path}")
 
