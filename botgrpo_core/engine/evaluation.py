@@ -13,6 +13,30 @@ if TYPE_CHECKING:
 # ------------------------------------------------------------------------------------------------
 # Evaluation
 # ------------------------------------------------------------------------------------------------
+def render_prompts(tokenizer: Any, prompts: Sequence[Any]) -> list[str]:
+    """Prompt texts: a string as it is, a chat prompt through the tokenizer's chat template (generation prompt on)."""
+    return [
+        tokenizer.apply_chat_template(p, tokenize=False, add_generation_prompt=True)
+        if not isinstance(p, str)
+        else p
+        for p in prompts
+    ]
+
+
+def colocated_engine(trainer: Any) -> Any:
+    """The colocated vLLM engine holding the policy's current weights when ``trainer``'s rollouts come from one,
+    else None (evaluation then uses ``model.generate``). Syncs the weights the way TRL does before a generation
+    and marks them synced, so the next rollout does not push them again; call it on every rank (a sync may be
+    collective)."""
+    generation = getattr(trainer, "vllm_generation", None)
+    if generation is None or getattr(generation, "mode", None) != "colocate":
+        return None
+    if trainer._last_loaded_step != trainer.state.global_step:
+        generation.sync_weights()
+        trainer._last_loaded_step = trainer.state.global_step
+    return generation.llm
+
+
 def generate(
     model: Any,
     tokenizer: Any,
@@ -27,12 +51,7 @@ def generate(
     """Completions (token ids up to and including EOS, and text) for ``prompts``; RNG state untouched."""
     import torch
 
-    texts = [
-        tokenizer.apply_chat_template(p, tokenize=False, add_generation_prompt=True)
-        if not isinstance(p, str)
-        else p
-        for p in prompts
-    ]
+    texts = render_prompts(tokenizer, prompts)
     device = next(model.parameters()).device
     was_training = model.training
     model.eval()
@@ -93,12 +112,7 @@ def generate_vllm(
     import torch
     from vllm import SamplingParams
 
-    texts = [
-        tokenizer.apply_chat_template(p, tokenize=False, add_generation_prompt=True)
-        if not isinstance(p, str)
-        else p
-        for p in prompts
-    ]
+    texts = render_prompts(tokenizer, prompts)
     inputs = [{"prompt_token_ids": tokenizer(t, add_special_tokens=False)["input_ids"]} for t in texts]
     params = SamplingParams(max_tokens=max_new_tokens, temperature=0.0 if greedy else temperature)
     with torch.random.fork_rng(devices=[]):

@@ -1,5 +1,9 @@
 """``botgrpo train``: one run from one config, end to end.
 
+(Over 450 lines: it is the run's one sequence, setup -> trainer -> loop -> finish, with the callbacks and the
+context they share; the parts with a job of their own already live beside it: outputs.py, evaluation.py,
+model.py, data.py, run_lock.py, interrupt.py.)
+
 :func:`run_training` checks everything that can be checked before any training (model path, data
 fields the signals read, signals installed, algorithm vs ratio level, batch arithmetic), builds or
 loads the model (a tiny model built in code, optionally warm-started on task demonstrations, cached
@@ -41,7 +45,7 @@ if TYPE_CHECKING:
     from botgrpo_core.config.presets import Preset
     from botgrpo_core.rewards.mixture import RewardMixture
 from botgrpo_core.engine.data import RunData, check_rows, load_data, to_trainer_rows
-from botgrpo_core.engine.evaluation import evaluate
+from botgrpo_core.engine.evaluation import colocated_engine, evaluate
 from botgrpo_core.engine.interrupt import RunInterrupted, StopOnSignal, disk_full
 from botgrpo_core.engine.lora import check_lora_targets
 from botgrpo_core.engine.model import load_model, prepare_model_dir
@@ -123,7 +127,7 @@ class _RunContext:
 
         model = self.trainer.accelerator.unwrap_model(self.trainer.model) if self.trainer else self.model
         result: dict[str, float] = {}
-        engine = self._eval_engine() if self.run_data.eval else None  # every rank: a sync may be collective
+        engine = colocated_engine(self.trainer) if self.run_data.eval else None  # every rank
         if self.is_main and self.run_data.eval:
             t = self.config.training
             modes = ["sampled", "greedy"] if t.eval_greedy else ["sampled"]
@@ -152,19 +156,6 @@ class _RunContext:
         if self.trainer is not None:
             self.trainer.accelerator.wait_for_everyone()
         return result
-
-    def _eval_engine(self) -> Any:
-        """The colocated vLLM engine, holding the policy's current weights, when rollouts come from one; else
-        None (evaluation then uses ``model.generate``). Syncs the weights the way TRL does before a generation,
-        and marks them synced, so the next rollout does not push them again."""
-        trainer = self.trainer
-        generation = getattr(trainer, "vllm_generation", None)
-        if generation is None or getattr(generation, "mode", None) != "colocate":
-            return None
-        if trainer._last_loaded_step != trainer.state.global_step:
-            generation.sync_weights()
-            trainer._last_loaded_step = trainer.state.global_step
-        return generation.llm
 
     def progress_update(self, step: int, logs: Mapping[str, Any]) -> None:
         if self.bar is None:
