@@ -118,8 +118,15 @@ test:
 	wait $$tr || status=1; echo "== $(VERL_DIR)/tests ($(VERL_VENV))"; cat $(VERL_VENV).test.log; \
 	exit $$status
 
+# Then a real model: SmolLM2-135M-Instruct (its wheel, no download) answers 2 held-out word problems twice, and
+# `score` marks each line of its answers (sympy.steps: red where its arithmetic is false) in a heatmap.
+DEMO_REAL := examples/smollm2-math-cpu.yaml
 demo: install
 	$(BIN)/botgrpo bench benchmarks/bench_regimes.yaml --quick --output runs/demo
+	$(BIN)/botgrpo sample $(DEMO_REAL) --split eval --limit 2 --samples 2 --set engine.use_vllm=false \
+	  --output runs/demo/smollm2/answers.jsonl
+	$(BIN)/botgrpo score $(DEMO_REAL) --input runs/demo/smollm2/answers.jsonl --html runs/demo/smollm2/heatmap.html
+	@echo "demo: the toy comparison: runs/demo/summary.md; SmolLM2's answers, scored: runs/demo/smollm2/heatmap.html"
 
 docs: install
 	$(BIN)/python scripts/gen_config_docs.py

@@ -19,6 +19,7 @@ TRL_EXTRA_MODULES = ("trl", "transformers", "accelerate", "datasets", "matplotli
 COMMAND_NEEDS = {
     "train": ("trl", "transformers", "accelerate", "datasets"),
     "score": ("transformers",),
+    "sample": ("transformers",),
 }
 
 

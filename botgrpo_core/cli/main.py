@@ -131,6 +131,12 @@ def _cmd_score(args: argparse.Namespace) -> int:
     return run_score(args)
 
 
+def _cmd_sample(args: argparse.Namespace) -> int:
+    from botgrpo_core.cli.sample import run_sample
+
+    return run_sample(args)
+
+
 def _cmd_train(args: argparse.Namespace) -> int:
     from botgrpo_core.config.errors import ConfigError
     from botgrpo_core.config.loading import load_config
@@ -242,6 +248,25 @@ def _add_score(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=_cmd_score)
 
 
+def _add_sample(sub: argparse._SubParsersAction) -> None:
+    """``botgrpo sample``'s arguments."""
+    p = sub.add_parser(
+        "sample",
+        help="sample the run's model on the run's prompts; write JSONL rows that score --input reads",
+    )
+    p.add_argument("run_file", help="the run YAML (its model, data and training sampling settings are used)")
+    p.add_argument("--output", required=True, metavar="OUT.jsonl", help="where the rows go")
+    p.add_argument(
+        "--split", choices=("train", "eval"), default="train", help="the data's training or held-out rows"
+    )
+    p.add_argument("--limit", type=int, default=0, help="the first N prompts only (0: all)")
+    p.add_argument("--samples", type=int, default=1, help="completions per prompt")
+    p.add_argument("--seed", type=int, default=None, help="sampling seed (default: training.seed)")
+    p.add_argument("--greedy", action="store_true", help="the most likely token each step (no sampling)")
+    p.add_argument("--set", action="append", metavar="KEY=VALUE", help="override a key of the run file")
+    p.set_defaults(func=_cmd_sample)
+
+
 def _add_train(sub: argparse._SubParsersAction) -> None:
     """``botgrpo train``'s arguments."""
     p = sub.add_parser("train", help="train a policy from a run file")
@@ -261,7 +286,13 @@ def _add_train(sub: argparse._SubParsersAction) -> None:
 
 
 #: the commands the core defines, with their parsers; any other name (and ``--help``) asks the plugins
-_CORE_PARSERS = {"plugins": _add_plugins, "validate": _add_validate, "score": _add_score, "train": _add_train}
+_CORE_PARSERS = {
+    "plugins": _add_plugins,
+    "validate": _add_validate,
+    "score": _add_score,
+    "sample": _add_sample,
+    "train": _add_train,
+}
 CORE_COMMANDS = tuple(_CORE_PARSERS)
 
 
