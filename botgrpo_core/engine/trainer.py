@@ -13,14 +13,14 @@ DeepSpeed / FSDP. This subclass wraps two methods with ``super()`` and copies no
   mean r^2, length, valid, plus logging columns), never the padded ``(B, T)`` rewards. Estimators that
   need the whole step structure (``process``, ``pure``, plugins) gather ``(B, T)`` instead.
 
-DAPO's dynamic sampling (which TRL lacks) is done here too: groups whose advantages are all zero are
-dropped and the batch is refilled by generating for more prompts.
+DAPO's dynamic sampling (which TRL lacks) comes from its own module,
+:mod:`botgrpo_core.engine.dynamic_sampling`, as a mixin: groups whose advantages are all zero are dropped and
+the batch is refilled by generating for more prompts.
 """
 
 from __future__ import annotations
 
 import contextlib
-import random
 import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -32,8 +32,9 @@ from trl import GRPOConfig, GRPOTrainer
 from botgrpo_core.config.presets import Preset
 from botgrpo_core.engine.batch_metrics import ROLLOUT_COLUMNS, advantage_columns
 from botgrpo_core.engine.batch_metrics import batch_metrics as gathered_batch_metrics
-from botgrpo_core.engine.batches import _concat, _pad_right, _select
+from botgrpo_core.engine.batches import _pad_right
 from botgrpo_core.engine.dominance import OutcomeDominance
+from botgrpo_core.engine.dynamic_sampling import DynamicSampling
 from botgrpo_core.engine.signal_health import SignalHealth
 from botgrpo_core.engine.trl_algorithm import check_trl_args, preset_from_trl_args
 from botgrpo_core.engine.trl_args import default_grpo_config, with_mixture_weight
@@ -45,7 +46,7 @@ from botgrpo_core.rewards.samples import decode_samples, prompt_text
 from botgrpo_core.rewards.uncovered import centred_signals, coverage_moments, fill_uncovered, group_fills
 
 
-class BoTGRPOTrainer(GRPOTrainer):
+class BoTGRPOTrainer(DynamicSampling, GRPOTrainer):
     """GRPO trainer whose advantages come from token-level rewards (BoT-GRPO and its baselines).
 
     A drop-in ``GRPOTrainer``: the same parameters in the same order with the same defaults (TRL 1.16:
@@ -434,44 +435,6 @@ class BoTGRPOTrainer(GRPOTrainer):
         self.last_advantages = advantages[mask].detach().float().cpu()
         if mode == "train":  # rewards.on_signal_failure: stop (or warn) when a signal keeps failing
             self._signal_health.observe(self.state.global_step, metrics, mix)
-
-    # ---- dynamic sampling (DAPO) ------------------------------------------------------------------
-    def _dynamic_sampling(self, first: dict[str, Any], batch_rows: int) -> dict[str, Any]:
-        """Keep groups with a learning signal; refill the batch by generating for more prompts."""
-        G = self.num_generations
-        parts = [_select(first, first["_keep_group"])]
-        dropped = [_select(first, ~first["_keep_group"])]
-        kept_first = int(first["_keep_group"].sum())
-        rounds = 0
-        while rounds < self.dynamic_sampling_rounds:
-            have = sum(p["completion_ids"].shape[0] for p in parts)
-            need = torch.tensor([max(batch_rows - have, 0)], device=self.accelerator.device)
-            if int(self.accelerator.gather(need).max()) == 0:  # every process is full
-                break
-            rounds += 1
-            extra = self._score_round(self._extra_inputs(batch_rows // G, rounds), "train")
-            parts.append(_select(extra, extra["_keep_group"]))
-            dropped.append(_select(extra, ~extra["_keep_group"]))
-        have = sum(p["completion_ids"].shape[0] for p in parts)
-        filler = max(batch_rows - have, 0)
-        if filler:  # out of rounds: top up with zero-advantage groups (they add no gradient, keep shapes)
-            parts += dropped
-        merged = _concat(parts, batch_rows, self.processing_class.pad_token_id)
-        loss_mask = merged["completion_mask"] * merged.get("tool_mask", 1)
-        merged["num_items_in_batch"] = self.accelerator.gather(loss_mask.sum()).sum()
-        self._metrics["train"]["dynamic_sampling/rounds"].append(float(rounds))
-        self._metrics["train"]["dynamic_sampling/kept_frac_first"].append(kept_first / max(batch_rows, 1))
-        self._metrics["train"]["dynamic_sampling/filler_rows"].append(float(filler))
-        return merged
-
-    def _extra_inputs(self, num_prompts: int, round_index: int) -> list[dict[str, Any]]:
-        """More prompts for a refill round, each repeated G times (deterministic in seed, step, round, rank)."""
-        rng = random.Random(
-            f"{self.args.seed}-{self.state.global_step}-{round_index}-{self.accelerator.process_index}"
-        )
-        dataset = self.train_dataset
-        rows = [dataset[rng.randrange(len(dataset))] for _ in range(num_prompts)]
-        return [dict(row) for row in rows for _ in range(self.num_generations)]
 
 
 def _vllm_cpu_build() -> bool:
