@@ -24,11 +24,10 @@ from botgrpo_jsx.syntax import (
     bare_tag_expressions,
     known_shapes,
     located_cause,
-    located_tag,
     syntax_errors,
-    tag_close_point,
     valid_prefix,
 )
+from botgrpo_jsx.tag_blame import located_tag, tag_close_point
 from botgrpo_jsx.treesitter import Parsed, ParseTimeout, parse
 from botgrpo_jsx.units import analyse, declared_words
 from botgrpo_jsx.violation import Violation

@@ -32,7 +32,8 @@ import time
 from dataclasses import dataclass, field
 
 from botgrpo_jsx.segment import Unit, blank, segment, unit_of
-from botgrpo_jsx.syntax import MAX_TAG_PROBLEMS, SyntaxError_, located_cause, located_tag, syntax_errors
+from botgrpo_jsx.syntax import SyntaxError_, located_cause, syntax_errors
+from botgrpo_jsx.tag_blame import MAX_TAG_PROBLEMS, located_tag
 from botgrpo_jsx.tags import tag_problems
 from botgrpo_jsx.treesitter import Parsed, ParseTimeout, edited, parse
 from botgrpo_jsx.walk import walk
