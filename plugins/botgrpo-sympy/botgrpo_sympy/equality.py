@@ -86,6 +86,23 @@ def expandable(*exprs: Any) -> bool:
     return all(expanded_terms(e) <= MAX_EXPANDED_TERMS for e in exprs)
 
 
+def same_degree_polynomials(f: Any, g: Any) -> bool:
+    """Are ``f = 0`` and ``g = 0`` polynomial equations in one and the same variable, of one degree >= 2?
+
+    Two such equations written one after the other restate each other (``x^2 + x - 6 = 0``, that is
+    ``(x + 3)(x - 2) = 0``): with another root set the restatement is wrong, even where a root is shared.
+    """
+    variables = free_symbols(f, g)
+    if len(variables) != 1 or not expandable(f, g):
+        return False
+    (x,) = variables
+    try:
+        pf, pg = sympy.Poly(f, x), sympy.Poly(g, x)
+    except (sympy.PolynomialError, sympy.GeneratorsNeeded, ValueError, TypeError):
+        return False
+    return pf.degree() == pg.degree() >= 2
+
+
 def free_symbols(*exprs: Any) -> set[sympy.Symbol]:
     out: set[sympy.Symbol] = set()
     for e in exprs:

@@ -6,16 +6,19 @@ Per step, each relation chain ``a = b = c`` is checked link by link:
 - variables, true for all values: an identity (``(x+1)^2 = x^2+2x+1``);
 - every variable has a value carried from earlier steps (``x = 3`` before): checked at those values;
 - otherwise an equation: verified if it follows from the previous equation (or the prompt's
-  equations), refuted if it holds at none of their solutions, else not checkable (a new premise).
+  equations), refuted if it holds at none of their solutions, else not checkable (a new premise);
+  an equation restating one earlier in the same step (a polynomial in one letter, of its degree) is
+  refuted when it keeps only some of the roots (``x^2 + x - 6 = 0``, that is ``(x + 3)(x - 3) = 0``).
 
 ``y = 2x + 1`` with ``y`` never seen before defines ``y`` (no verdict), and a chain whose first
 side is empty continues the previous chain (``= x^2 + 2x + 1`` on the next line). The step's value
 is -1 if any claim is refuted, else +1 if any is verified, else 0; its meta lists each claim.
 
 It is the one home of the verdict order above (which check runs first, what a link carries to the next
-one); reading the prompt's premises and a side (``premises``), the demo fast path (``fastpath``), the answer, case
-and claim-text jobs live in their own modules (``answer``, ``answerline``, ``cases``, ``claimtext``). A completion
-the length cap cut (``truncated``) has its last line read as no claim.
+one), kept in one module (about 470 lines) so that the order reads in one place; reading the prompt's
+premises and a side (``premises``), the demo fast path (``fastpath``), the answer, case and claim-text
+jobs live in their own modules (``answer``, ``answerline``, ``cases``, ``claimtext``). A completion the
+length cap cut (``truncated``) has its last line read as no claim.
 """
 
 from __future__ import annotations
@@ -46,7 +49,15 @@ from botgrpo_sympy.claimstate import (
     to_expr,
 )
 from botgrpo_sympy.comparisons import compare, drop_result_unit, looks_like_rewrite, other_readings, rounded
-from botgrpo_sympy.equality import Outcome, Verdict, constant_difference, equal, free_symbols, implied
+from botgrpo_sympy.equality import (
+    Outcome,
+    Verdict,
+    constant_difference,
+    equal,
+    free_symbols,
+    implied,
+    same_degree_polynomials,
+)
 from botgrpo_sympy.fastpath import fast_arithmetic
 from botgrpo_sympy.limits import CHECK_FAILURES, UNREADABLE
 from botgrpo_sympy.mathparse import parse_value
@@ -403,6 +414,13 @@ class StepChecker:
         if len(st.recent_eqs) > 1:  # "a + b = 30 and a - b = 6" then "2a = 36"
             systems.append(list(st.recent_eqs))
         outcome = implied(systems, g, limits, rng) if systems else Outcome(Verdict.UNKNOWN, "a new equation")
+        if (
+            outcome.branch
+            and st.prev_eq is not None
+            and st.prev_eq_step == self._step_index
+            and same_degree_polynomials(st.prev_eq, g)
+        ):  # "x^2 + x - 6 = 0, that is (x + 3)(x - 3) = 0": a restatement in one step with other roots
+            return Outcome(Verdict.FALSE, "not the previous equation restated: same degree, other roots")
         if outcome.verdict is Verdict.UNKNOWN and identity_claim is False:
             constant = constant_difference(a.value, b.value, limits, rng)
             if constant is not None:  # "2(x + 3) = 2x + 5": no value of x makes it true

@@ -273,3 +273,24 @@ def test_a_paragraph_gets_one_span_per_clause_with_claims() -> None:
 def test_answers_in_degrees_units_and_words(reference: str, written: str, expected: float) -> None:
     value, _ = check_answer(AnswerParams(), f"So the answer is $\\boxed{{{written}}}$.", reference)
     assert value == expected
+
+
+# --- a factored restatement with other roots (held-out miss of issue 40's corrupted lines) -----------------------
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("So $t^2 - 3t - 10 = 0$, that is $(t - 5)(t + 2) = 0$.", 1),  # the same roots, 5 and -2
+        ("So $t^2 - 3t - 10 = 0$, that is $(t - 5)(t + 3) = 0$.", -1),  # shares 5, loses -2: wrong
+        ("So $t^2 - 3t - 10 = 0$, that is $(t + 5)(t - 2) = 0$.", -1),  # no root shared: wrong before too
+        ("So $t^2 - 3t - 10 = 0$, that is $2(t - 5)(t + 2) = 0$.", 1),  # a constant factor restates it
+    ],
+)
+def test_a_restatement_in_one_line_keeps_the_roots(line: str, expected: int) -> None:
+    text = f"Squaring gives $t + 10 = t^2 - 2t$.\n{line}"  # t^2 - 3t - 10 = 0 follows from it
+    assert _values("Solve for $t$.", text) == [0, 1, expected]  # the line has a span per clause
+
+
+def test_an_equation_on_a_later_line_may_start_anew() -> None:
+    # the next part of a problem reuses the letter: one root shared, other roots, on its own line: not refuted
+    text = "Part (a): $u^2 - 5u + 6 = 0$, so $u = 2$ or $u = 3$.\nPart (b): $u^2 - 9 = 0$."
+    assert -1 not in _values("", text)
