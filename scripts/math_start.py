@@ -47,11 +47,8 @@ def main() -> None:
     )
     args = parser.parse_args()
 
-    from transformers import AutoTokenizer
-
     from botgrpo_core.engine.evaluation import generate_vllm
-    from botgrpo_core.engine.named_models import materialize
-    from botgrpo_core.engine.vllm_engine import start_engine
+    from botgrpo_core.engine.vllm_engine import start_named_engine
     from botgrpo_core.signals import Sample, SampleError
 
     rows = [json.loads(line) for line in args.data.read_text().splitlines() if line.strip()]
@@ -65,10 +62,8 @@ def main() -> None:
         lengths = [d["tokens"] for d in drawn]
         finished = [d.get("finished", n < args.max_tokens) for d, n in zip(drawn, lengths, strict=True)]
     else:
-        folder = str(materialize("smollm2-135m-instruct"))
-        tokenizer = AutoTokenizer.from_pretrained(folder)
         load_before = os.getloadavg()
-        llm = start_engine(folder, max_model_len=2048, seed=args.seed)
+        llm, tokenizer = start_named_engine("smollm2-135m-instruct", max_model_len=2048, seed=args.seed)
         prompts = [r["prompt"] for r in rows for _ in range(args.samples)]
         start = time.perf_counter()
         ids, texts = generate_vllm(

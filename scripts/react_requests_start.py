@@ -34,19 +34,14 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=RESULT)
     args = parser.parse_args()
 
-    from transformers import AutoTokenizer
-
     from botgrpo_bench.react_requests import ReactRequestsTask
     from botgrpo_core.engine.evaluation import generate_vllm
-    from botgrpo_core.engine.named_models import materialize
-    from botgrpo_core.engine.vllm_engine import start_engine
+    from botgrpo_core.engine.vllm_engine import start_named_engine
 
     task = ReactRequestsTask()
     rows = task.eval_rows(50)
-    folder = str(materialize("smollm2-135m-instruct"))
-    tokenizer = AutoTokenizer.from_pretrained(folder)
     load_before = os.getloadavg()
-    llm = start_engine(folder, max_model_len=2048, seed=args.seed)
+    llm, tokenizer = start_named_engine("smollm2-135m-instruct", max_model_len=2048, seed=args.seed)
     prompts = [r["prompt"] for r in rows for _ in range(args.samples)]
     start = time.perf_counter()
     ids, texts = generate_vllm(

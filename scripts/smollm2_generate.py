@@ -32,16 +32,13 @@ def main() -> None:
 
     from vllm import SamplingParams
 
-    from botgrpo_core.engine.named_models import is_gguf_source, materialize
-    from botgrpo_core.engine.vllm_engine import start_engine
+    from botgrpo_core.engine.vllm_engine import start_named_engine
 
     rows = [json.loads(line) for line in args.prompts.read_text().splitlines() if line.strip()]
     if args.split:
         rows = [r for r in rows if r.get("split") == args.split]
     rows = rows[: args.limit] if args.limit else rows
-    folder = str(materialize(args.model)) if is_gguf_source(args.model) else args.model
-    llm = start_engine(folder, max_model_len=1024, seed=args.seed)
-    tokenizer = llm.get_tokenizer()
+    llm, tokenizer = start_named_engine(args.model, max_model_len=1024, seed=args.seed)
     prompts = []
     for row in rows:
         messages = (

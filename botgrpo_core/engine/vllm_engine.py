@@ -164,6 +164,19 @@ def start_engine(model: str, *, max_model_len: int = 1024, seed: int = 0, dtype:
     )
 
 
+def start_named_engine(source: str, *, max_model_len: int = 1024, seed: int = 0) -> tuple[Any, Any]:
+    """``(llm, tokenizer)`` for scripts that sample a model outside training: ``source`` is a named model
+    (``smollm2-135m-instruct``), a ``.gguf`` file (both materialized into the model cache first) or a model
+    folder; the engine is :func:`start_engine`'s (float32), the tokenizer the folder's own (its chat template)."""
+    from transformers import AutoTokenizer
+
+    from botgrpo_core.engine.named_models import is_gguf_source, materialize
+
+    folder = str(materialize(source)) if is_gguf_source(source) else source
+    tokenizer = AutoTokenizer.from_pretrained(folder)
+    return start_engine(folder, max_model_len=max_model_len, seed=seed), tokenizer
+
+
 def close_engine(generation: Any) -> None:
     """Shut a colocated engine down now, while torch.distributed is still up.
 
