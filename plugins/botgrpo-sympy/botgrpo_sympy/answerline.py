@@ -7,16 +7,21 @@ earlier value or
 any number written above (in prose, in the prompt, or in a claim that was not read: "she has five boxes
 of 8, that is 40 pens"), the last result times or over 100 (``75`` after ``3/4 = 0.75`` of a dollar), or not
 a rational number (``\\sqrt{7}``: digits "written above" say nothing of it); -1 only for a rational number
-that appears nowhere above.
+that appears nowhere above, or a numeral with a digit its base lacks (``108_7``). An answer of several values
+(``(7, 3)``, ``\\{2, 5\\}``) is -1 when one of them, a rational number, appears nowhere above (the values the
+unknowns took are above), else 0: which value belongs to which unknown is not read.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
+from botgrpo_sympy.answer import read_answer
 from botgrpo_sympy.claimstate import StepState, copied_value_status, short, show
+from botgrpo_sympy.limits import UNREADABLE, Limits
 from botgrpo_sympy.numberformat import numbers_in, written_in_base
 from botgrpo_sympy.numeval import Value, same
 
@@ -38,6 +43,38 @@ def _copied(claim: str, state: StepState, reason: str) -> dict[str, Any]:
     if status == "verified":
         return {"claim": claim, "verdict": 1, "reason": reason}
     return {"claim": claim, "verdict": 0, "reason": f"{reason}, which was {status}"}
+
+
+def malformed_numeral_verdict(text: str) -> dict[str, Any]:
+    """The claim record for an answer line whose numeral has a digit outside its base (``108_7``)."""
+    return {
+        "claim": short(f"answer {text}"),
+        "verdict": -1,
+        "reason": "a numeral with a digit outside its base",
+    }
+
+
+def several_values(text: str, limits: Limits, numeric: Callable[[Any], Value | None]) -> list[Value] | None:
+    """The numbers of a tuple or set answer (``(7, 3)``), or None when it is not one of numbers."""
+    try:
+        answer = read_answer(text, limits)
+    except UNREADABLE:
+        return None
+    if answer.kind not in ("tuple", "set") or len(answer.items) < 2:
+        return None
+    values = [numeric(v) for v in answer.items]
+    return None if any(v is None for v in values) else values
+
+
+def several_values_verdict(text: str, values: list[Value], state: StepState, above: str) -> dict[str, Any]:
+    """The claim record for an answer line of several values (a tuple or set), see the module docstring."""
+    claim = short(f"answer {text}")
+    if state.last_value is None:
+        return {"claim": claim, "verdict": 0, "reason": "no earlier result to compare with"}
+    for v in values:
+        if isinstance(v, Fraction) and not any(same(v, s) for s in state.seen) and not written_in(v, above):
+            return {"claim": claim, "verdict": -1, "reason": f"{show(v)} appears nowhere above"}
+    return {"claim": claim, "verdict": 0, "reason": "values from above (which unknown each is: not read)"}
 
 
 def answer_verdict(text: str, got: Value | None, state: StepState, above: str) -> dict[str, Any]:

@@ -38,6 +38,10 @@ class Unsupported(Exception):
     """The text is not math this checker understands (prose, unknown function, bad syntax)."""
 
 
+class DigitOutsideBase(Unsupported):
+    """A numeral with a digit its base does not have (``2058_7``): no value, and no reading gives it one."""
+
+
 class Undefined(Exception):
     """The expression has no value (division by zero, 0^-1...)."""
 

@@ -11,7 +11,7 @@ from fractions import Fraction
 from typing import Any
 
 from botgrpo_sympy import numberformat
-from botgrpo_sympy.limits import LimitExceeded, Limits, Undefined, Unsupported
+from botgrpo_sympy.limits import DigitOutsideBase, LimitExceeded, Limits, Undefined, Unsupported
 from botgrpo_sympy.plainmath import NotRational, fraction_value, parse_plain, to_sympy
 
 _LATEXISH = re.compile(r"[\\{}]")
@@ -58,7 +58,7 @@ def parse_value(text: str, limits: Limits, *, latex: bool = False, euler: bool =
 
     normalized = numberformat.normalize(text)
     if numberformat.base_numeral_left(normalized):
-        raise Unsupported("a numeral with a digit outside its base")  # LaTeX would read 2058_7 as 2058
+        raise DigitOutsideBase("a numeral with a digit outside its base")  # LaTeX would read 2058_7 as 2058
     try:
         value = parse_latex(normalized, limits)
     except Unsupported:

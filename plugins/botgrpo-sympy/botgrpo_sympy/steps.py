@@ -15,7 +15,7 @@ side is empty continues the previous chain (``= x^2 + 2x + 1`` on the next line)
 is -1 if any claim is refuted, else +1 if any is verified, else 0; its meta lists each claim.
 
 It is the one home of the verdict order above (which check runs first, what a link carries to the next
-one), kept in one module (about 470 lines) so that the order reads in one place; reading the prompt's
+one), kept in one module (under 500 lines) so that the order reads in one place; reading the prompt's
 premises and a side (``premises``), the demo fast path (``fastpath``), the answer, case and claim-text
 jobs live in their own modules (``answer``, ``answerline``, ``cases``, ``claimtext``). A completion the
 length cap cut (``truncated``) has its last line read as no claim.
@@ -34,7 +34,12 @@ import sympy
 
 from botgrpo_sympy import claimtext
 from botgrpo_sympy.answer import scalar_text
-from botgrpo_sympy.answerline import answer_verdict
+from botgrpo_sympy.answerline import (
+    answer_verdict,
+    malformed_numeral_verdict,
+    several_values,
+    several_values_verdict,
+)
 from botgrpo_sympy.cases import ORDER, forget_angles, start_case
 from botgrpo_sympy.claimstate import (
     Side,
@@ -59,7 +64,7 @@ from botgrpo_sympy.equality import (
     same_degree_polynomials,
 )
 from botgrpo_sympy.fastpath import fast_arithmetic
-from botgrpo_sympy.limits import CHECK_FAILURES, UNREADABLE
+from botgrpo_sympy.limits import CHECK_FAILURES, UNREADABLE, DigitOutsideBase
 from botgrpo_sympy.mathparse import parse_value
 from botgrpo_sympy.numeval import Evaluator, Value
 from botgrpo_sympy.params import StepsParams
@@ -219,15 +224,23 @@ class StepChecker:
         value_text, _unit = scalar_text(text)
         try:
             value = parse_value(value_text, self.limits)
+        except DigitOutsideBase:
+            return malformed_numeral_verdict(text)
         except UNREADABLE as exc:
+            several = several_values(value_text, self.limits, self._numeric)
+            if several is not None:
+                return several_values_verdict(text, several, self.state, self._above())
             return {"claim": short(f"answer {text}"), "verdict": 0, "reason": f"answer not parsed: {exc}"}
         return self._answer_result(text, value)
 
-    def _answer_result(self, text: str, value: Any) -> dict[str, Any]:
-        window = 10 * self.params.max_step_chars  # bounded work: the text just above and the question
+    def _above(self) -> str:
+        """The text an answer line is compared with: just above it, and the question (bounded work)."""
+        window = 10 * self.params.max_step_chars
         above = self.completion[max(0, self._step_start - window) : self._step_start]
-        above += "\n" + self.prompt[-4 * self.params.max_step_chars :]
-        return answer_verdict(text, self._numeric(value), self.state, above)
+        return above + "\n" + self.prompt[-4 * self.params.max_step_chars :]
+
+    def _answer_result(self, text: str, value: Any) -> dict[str, Any]:
+        return answer_verdict(text, self._numeric(value), self.state, self._above())
 
     def _check_claim(
         self,

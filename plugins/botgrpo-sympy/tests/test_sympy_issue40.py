@@ -294,3 +294,28 @@ def test_an_equation_on_a_later_line_may_start_anew() -> None:
     # the next part of a problem reuses the letter: one root shared, other roots, on its own line: not refuted
     text = "Part (a): $u^2 - 5u + 6 = 0$, so $u = 2$ or $u = 3$.\nPart (b): $u^2 - 9 = 0$."
     assert -1 not in _values("", text)
+
+
+# --- answers of several values, and numerals with a digit outside their base -------------------------------------
+SYSTEM = "Adding, $2a = 14$, so $a = 7$.\nThen $b = 10 - 7 = 3$.\n"
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        ("$\\boxed{(7, 3)}$", 0),  # the values found: not refuted (which unknown each is, is not read)
+        ("$\\boxed{(3, 7)}$", 0),
+        ("$\\boxed{(8, 3)}$", -1),  # 8 appears nowhere above
+        ("The answer is $(7, 5)$.", -1),  # (7, 2) would be 0: 2 is written above (2a = 14)
+        ("$\\boxed{\\{3, 7\\}}$", 0),
+        ("$\\boxed{(7, \\sqrt{2})}$", 0),  # not a rational: "written above" says nothing of it
+    ],
+)
+def test_an_answer_of_several_values_is_refuted_by_a_value_found_nowhere(answer: str, expected: int) -> None:
+    assert _values("Solve the system $a + b = 10$, $a - b = 4$.", SYSTEM + answer)[-1] == expected
+
+
+@pytest.mark.parametrize(("answer", "expected"), [("$\\boxed{62_8}$", 0), ("$\\boxed{69_8}$", -1)])
+def test_a_numeral_with_a_digit_outside_its_base_is_refuted(answer: str, expected: int) -> None:
+    text = f"Fifty is six eights and two, since $6 \\cdot 8 = 48$.\n{answer}"
+    assert _values("Write fifty in base 8.", text)[-1] == expected
