@@ -73,12 +73,12 @@ def answer_figures(show: bool) -> list[str]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--split", choices=["dev", "heldout"], action="append", help="default: both")
+    parser.add_argument("--split", choices=["dev", "heldout", "heldout2"], action="append", help="default: all")
     parser.add_argument(
         "--show", action="store_true", help="print each line or pair scored against its label"
     )
     args = parser.parse_args()
-    for split in args.split or ["dev", "heldout"]:
+    for split in args.split or ["dev", "heldout", "heldout2"]:
         print(step_figures(split, args.show))
     print("\n".join(answer_figures(args.show)))
 

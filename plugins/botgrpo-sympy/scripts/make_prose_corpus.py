@@ -213,6 +213,8 @@ def main() -> None:
     clean += read_hand(DATA / "competition_issue40.txt", "competition", set="issue40")
     # its held-out part, written after the fixes of issues 40 and 36 (measured once; appended last, as above)
     clean += read_hand(DATA / "competition_issue40_heldout.txt", "competition", "heldout", set="issue40")
+    # its second held-out part, written after the fixes that followed the first's measurement (appended last)
+    clean += read_hand(DATA / "competition_issue40_heldout2.txt", "competition", "heldout2", set="issue40")
     records = []
     for k, record in enumerate(clean):
         if record["kind"] == "hand_twin":
