@@ -26,8 +26,10 @@ fence line) holds no code: ``no_code``, which fails. Each label keeps the code's
 ``score`` reads the committed labels (nothing is relabelled) and reports: the pages where ``jsx.compiles``
 (default params) and esbuild agree; among the pages esbuild rejects, those whose most negative
 ``jsx.syntax`` span (the first of the most negative, as a policy's blame would land) touches the line
-of esbuild's first error, split by whether the model was cut off by the token cap. ``--json`` writes
-the figures.
+of esbuild's first error, split by whether the model was cut off by the token cap; and a second
+figure that also counts a span on a line esbuild's own note on that error names (``note_lines``: "The
+opening "div" tag is here" for an end of file before a closing tag, where the error's own line is the
+file's last). ``--json`` writes the figures.
 """
 
 from __future__ import annotations
@@ -140,7 +142,16 @@ def run_esbuild(binary: Path, code: str, loader: str) -> tuple[bool, dict[str, A
     if where is None:
         return False, {"line": None, "column": None, "message": proc.stderr.strip()[:300]}
     text = message.group(1).strip() if message else ""
-    return False, {"line": int(where.group(1)), "column": int(where.group(2)), "message": text[:300]}
+    # the first error's block, up to the next error: its other locations are esbuild's notes on it
+    # ("The opening "div" tag is here:" for an end of file before a closing tag)
+    block = proc.stderr[where.end() :].split("[ERROR]", 1)[0]
+    notes = [int(m.group(1)) for m in _WHERE.finditer(block)]
+    return False, {
+        "line": int(where.group(1)),
+        "column": int(where.group(2)),
+        "message": text[:300],
+        "note_lines": notes,
+    }
 
 
 def label(pages: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -169,7 +180,12 @@ def label(pages: list[dict[str, Any]]) -> list[dict[str, Any]]:
         first = err_tsx if typescript else err_jsx
         if first is not None and first["line"] is not None:
             # the code's 1-based line -> the completion's 1-based line (the code starts a line)
-            first = {**first, "line": first["line"] + completion.count("\n", 0, start)}
+            shift = completion.count("\n", 0, start)
+            first = {
+                **first,
+                "line": first["line"] + shift,
+                "note_lines": [n + shift for n in first["note_lines"]],
+            }
         compiles = ok_tsx if typescript else ok_jsx
         out.append(
             {
@@ -232,6 +248,7 @@ def score(pages: list[dict[str, Any]], labels: list[dict[str, Any]]) -> dict[str
     failing = [i for i, lab in enumerate(labels) if lab["verdict"] == "fails" and lab["first_error"]["line"]]
     spans = make_syntax(SyntaxParams(workers=0)).score([samples[i] for i in failing])
     on_line: dict[str, list[str]] = {"cut": [], "whole": []}
+    on_note: list[str] = []  # missed the error's line, on a line esbuild's note on that error names
     missed: list[dict[str, Any]] = []
     totals = {"cut": 0, "whole": 0}
     for i, found in zip(failing, spans, strict=True):
@@ -244,6 +261,11 @@ def score(pages: list[dict[str, Any]], labels: list[dict[str, Any]]) -> dict[str
         if worst is not None and worst.start <= hi and worst.end > lo:
             on_line[kind].append(_name(lab))
         else:
+            if worst is not None and any(
+                worst.start <= b and worst.end > a
+                for a, b in (_line_range(text, n) for n in lab["first_error"].get("note_lines", []))
+            ):
+                on_note.append(_name(lab))
             where = None if worst is None else text.count("\n", 0, worst.start) + 1
             missed.append(
                 {
@@ -266,6 +288,9 @@ def score(pages: list[dict[str, Any]], labels: list[dict[str, Any]]) -> dict[str
         "syntax_on_first_error_line": len(on_line["cut"]) + len(on_line["whole"]),
         "share": round((len(on_line["cut"]) + len(on_line["whole"])) / n_fail, 4) if n_fail else None,
         "by_kind": {k: f"{len(on_line[k])}/{totals[k]}" for k in totals},
+        # the error's line, or a line esbuild's own note on that error names ("The opening "div" tag is here")
+        "syntax_on_first_error_or_its_note": len(on_line["cut"]) + len(on_line["whole"]) + len(on_note),
+        "on_a_note_line": on_note,
         "missed": missed,
     }
 
