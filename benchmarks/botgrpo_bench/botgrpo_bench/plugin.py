@@ -37,12 +37,15 @@ def botgrpo_register_commands(subparsers: argparse._SubParsersAction) -> None:
 @hookimpl
 def botgrpo_register_tasks(register: Callable[[str, type, type], None]) -> None:
     """The ``react`` task (``data.task: react``): small React components, checked by the jsx plugin; and
-    ``react-requests``: the project's own component requests for a real chat model."""
+    ``react-requests``: the project's own component requests for a real chat model; ``word-problems``: the
+    project's own grade-school word problems for one."""
     from botgrpo_bench.react import ReactParams, ReactTask
     from botgrpo_bench.react_requests import ReactRequestsParams, ReactRequestsTask
+    from botgrpo_bench.word_problems import WordProblemsParams, WordProblemsTask
 
     register("react", ReactTask, ReactParams)
     register("react-requests", ReactRequestsTask, ReactRequestsParams)
+    register("word-problems", WordProblemsTask, WordProblemsParams)
 
 
 @hookimpl

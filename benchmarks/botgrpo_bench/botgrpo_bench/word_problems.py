@@ -1,0 +1,174 @@
+"""Grade-school word problems for a real chat model: the ``word-problems`` task (``data.task: word-problems``).
+
+Rows come from the project's own problem sets (``scripts/make_word_problems.py``: stories written here from
+templates, Apache-2.0): ``easy`` (one operation on numbers up to 20, 256 train and 64 held out) or ``grade`` (one
+to three operations, 280 and 70). Training rows come from a set's ``train`` file only, evaluation rows from its
+``heldout`` file only. Each row is a TRL conversational prompt (one user turn) plus ``id``, ``answer``
+(the number, the field ``sympy.answer`` reads), ``steps`` and ``template``.
+
+The user turn is the story in one of two :data:`PROMPTS` (``data.task_params.prompt``):
+
+- ``shipped``: the story, then "Solve step by step, one calculation per line, then give the final answer as 'The
+  answer is N.'" (as the files hold it);
+- ``one_shot``: the same request led by one worked example in that format, on a story of neither set. SmolLM2-135M
+  writes "The answer is N" with the letter itself after the shipped instruction (37 of 256 held-out easy
+  solutions); ``scripts/math_prompt_pilot.py`` compared the two on training problems only.
+
+Held-out metrics (:meth:`WordProblemsTask.evaluate`), each a share of the completions: ``answer_accuracy``
+(``sympy.answer`` is 1 against the row's answer) and ``refuted_rate`` (``sympy.steps`` puts a -1 on some line).
+Success of one rollout: its answer is right.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Sequence
+from functools import cached_property
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+DATA = Path(__file__).resolve().parent / "data"
+#: the instruction every story of the shipped files ends with
+SHIPPED = "Solve step by step, one calculation per line, then give the final answer as 'The answer is N.'"
+#: the user turn per prompt style, with ``{story}`` for the story
+PROMPTS = {
+    "shipped": "{story} " + SHIPPED,
+    "one_shot": (
+        "Solve the problem step by step, one calculation per line, then write 'The answer is' and the number.\n\n"
+        "Example:\nProblem: Maya collects 9 shells on Monday and 5 shells on Tuesday. She gives 4 shells to her "
+        "brother. How many shells does she have left?\nSolution:\n9 + 5 = 14\n14 - 4 = 10\nThe answer is 10.\n\n"
+        "Problem: {story}\nSolution:"
+    ),
+}
+#: the files of each problem set, by split
+SETS = {"easy": "easy_problems_{split}.jsonl", "grade": "word_problems_{split}.jsonl"}
+
+
+class WordProblemsParams(BaseModel):
+    """``data.task_params`` of ``word-problems``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    problem_set: Literal["easy", "grade"] = Field("easy", description="which of the project's problem sets")
+    prompt: Literal["shipped", "one_shot"] = Field("one_shot", description="the user turn's form (PROMPTS)")
+
+
+def story(row: dict[str, Any]) -> str:
+    """A shipped row's story: its user turn without the shipped instruction."""
+    text = row["prompt"][-1]["content"]
+    if not text.endswith(SHIPPED):
+        raise ValueError(f"word-problems: row {row.get('id')!r} does not end with the shipped instruction")
+    return text[: -len(SHIPPED)].strip()
+
+
+def load_problems(problem_set: str, split: str) -> list[dict[str, Any]]:
+    """The rows of one set's ``train`` or ``heldout`` file, as shipped."""
+    path = DATA / SETS[problem_set].format(split=split)
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+class WordProblemsTask:
+    """The ``word-problems`` task: the project's word problems, checked by the sympy plugin's own scorers."""
+
+    name = "word-problems"
+
+    def __init__(self, params: WordProblemsParams | None = None) -> None:
+        self.params = params or WordProblemsParams()
+
+    def _row(self, source: dict[str, Any]) -> dict[str, Any]:
+        content = PROMPTS[self.params.prompt].format(story=story(source))
+        return {
+            "prompt": [{"role": "user", "content": content}],
+            "id": source["id"],
+            "answer": source["answer"],
+            "steps": source["steps"],
+            "template": source["template"],
+        }
+
+    def eval_rows(self, n: int, seed: int = 0) -> list[dict[str, Any]]:
+        """The first ``n`` held-out problems in file order (``seed`` unused: the held-out set is fixed).
+
+        :raises ValueError: ``n`` above the held-out set's size (``data.eval_size``).
+        """
+        heldout = load_problems(self.params.problem_set, "heldout")
+        if n > len(heldout):
+            raise ValueError(
+                f"word-problems: data.eval_size {n} is above the {len(heldout)} held-out problems of the "
+                f"{self.params.problem_set!r} set; set data.eval_size <= {len(heldout)}"
+            )
+        return [self._row(r) for r in heldout[:n]]
+
+    def train_rows(
+        self, n: int, seed: int = 0, exclude: Sequence[dict[str, Any]] = ()
+    ) -> list[dict[str, Any]]:
+        """``n`` training problems: the train file shuffled by ``seed``, repeated in new shuffles past its size.
+        Held-out problems are never returned (``exclude`` is implied by the split)."""
+        train = load_problems(self.params.problem_set, "train")
+        rng = random.Random(seed)
+        out: list[dict[str, Any]] = []
+        while len(out) < n:
+            order = rng.sample(train, len(train))
+            out += [self._row(r) for r in order[: n - len(out)]]
+        return out
+
+    def demonstrations(self, rows: Sequence[dict[str, Any]], seed: int = 0) -> list[str]:
+        """No supervised warm start: the task is for pretrained chat models."""
+        raise ValueError(
+            "word-problems has no demonstrations: use a pretrained chat model (model.name_or_path) and no "
+            "training.warm_start"
+        )
+
+    # ---- evaluation ------------------------------------------------------------------------------
+    @cached_property
+    def _checkers(self) -> tuple[Any, Any]:
+        # The sympy plugin's own scorers, one bounded worker each: the model's text is parsed under a time and
+        # memory limit, as in training.
+        from botgrpo_sympy.params import AnswerParams, StepsParams
+        from botgrpo_sympy.plugin import make_answer_scorer, make_steps_scorer
+
+        return (
+            make_answer_scorer(AnswerParams(workers=1)),
+            make_steps_scorer(StepsParams(workers=1, step_split="lines")),
+        )
+
+    def check(self, rows: Sequence[dict[str, Any]], completions: Sequence[str]) -> list[dict[str, bool]]:
+        """Per completion: ``right`` (its answer equals the row's) and ``refuted`` (a line scored -1)."""
+        from botgrpo_core.signals import Sample, SampleError
+
+        if len(rows) != len(completions):
+            raise ValueError("word-problems: rows and completions differ in length")
+        samples = [
+            Sample(prompt="", completion=c, row=dict(r)) for r, c in zip(rows, completions, strict=True)
+        ]
+        answer, steps = self._checkers
+        right = answer.score(samples)
+        spans = steps.score(samples)
+        return [
+            {
+                "right": not isinstance(a, SampleError) and a == 1.0,
+                "refuted": not isinstance(s, SampleError) and any(sp.value < 0 for sp in s),
+            }
+            for a, s in zip(right, spans, strict=True)
+        ]
+
+    def evaluate(self, rows: Sequence[dict[str, Any]], completions: Sequence[str]) -> dict[str, float]:
+        """``answer_accuracy`` and ``refuted_rate`` of ``completions`` (each a share)."""
+        verdicts = self.check(rows, completions)
+        n = max(len(verdicts), 1)
+        return {
+            "answer_accuracy": sum(v["right"] for v in verdicts) / n,
+            "refuted_rate": sum(v["refuted"] for v in verdicts) / n,
+        }
+
+    def success(self, row: dict[str, Any], completion: str) -> bool:
+        """One rollout's success: its answer is right."""
+        return self.check([row], [completion])[0]["right"]
+
+    def close(self) -> None:
+        """Close the scorers (when evaluation made them)."""
+        if "_checkers" in self.__dict__:
+            for scorer in self._checkers:
+                getattr(scorer, "close", lambda: None)()
