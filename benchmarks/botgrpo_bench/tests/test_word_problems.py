@@ -1,60 +1,46 @@
-"""The ``word-problems`` task: rows from the right split in the chosen prompt, held-out metrics from the sympy
-plugin's checkers on hand-written completions, and errors that name the key."""
+"""The shipped word-problem sets are what scripts/make_word_problems.py makes (deterministic, seed 0): the grade set
+(25 per template) and the easy set (``--level easy``, 40 per template); answers are right and the splits disjoint."""
 
 from __future__ import annotations
 
+import importlib.util
+import json
+from pathlib import Path
+
 import pytest
 
-from botgrpo_bench.word_problems import PROMPTS, SHIPPED, WordProblemsParams, WordProblemsTask, load_problems
+ROOT = Path(__file__).resolve().parents[3]
+DATA = ROOT / "benchmarks/botgrpo_bench/botgrpo_bench/data"
 
 
-def test_rows_come_from_their_split_in_the_chosen_prompt() -> None:
-    task = WordProblemsTask(WordProblemsParams(problem_set="easy", prompt="one_shot"))
-    heldout = task.eval_rows(64)
-    train = task.train_rows(300, seed=1)
-    assert {r["id"] for r in heldout} == {r["id"] for r in load_problems("easy", "heldout")}
-    assert not {r["id"] for r in train} & {r["id"] for r in heldout}
-    assert len(train) == 300 and len({r["id"] for r in train}) == 256  # past the file's size: new shuffles
-    assert train == task.train_rows(300, seed=1) and train != task.train_rows(300, seed=2)
-    first = load_problems("easy", "heldout")[0]
-    story = first["prompt"][0]["content"].removesuffix(" " + SHIPPED)
-    content = heldout[0]["prompt"][0]["content"]
-    assert content.endswith(f"Problem: {story}\nSolution:") and "The answer is 10." in content
-    assert heldout[0]["answer"] == first["answer"]
-    shipped = WordProblemsTask(WordProblemsParams(problem_set="grade", prompt="shipped")).eval_rows(3)
-    assert [r["prompt"] for r in shipped] == [r["prompt"] for r in load_problems("grade", "heldout")[:3]]
-    assert set(PROMPTS) == {"shipped", "one_shot"}
+def _script():  # type: ignore[no-untyped-def]
+    spec = importlib.util.spec_from_file_location(
+        "make_word_problems", ROOT / "scripts/make_word_problems.py"
+    )
+    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    spec.loader.exec_module(module)  # type: ignore[union-attr]
+    return module
 
 
-def test_evaluate_reads_answers_and_refuted_lines() -> None:
-    task = WordProblemsTask(WordProblemsParams(problem_set="easy"))
-    try:
-        row = {"answer": "18", "prompt": []}
-        completions = [
-            "15 + 3 = 18\nThe answer is 18.",  # right, every line true
-            "15 + 3 = 19\nThe answer is 19.",  # wrong, a refuted line
-            "15 + 3 = 18\nThe answer is N.",  # the letter: not an answer
-        ]
-        assert task.evaluate([row] * 3, completions) == {
-            "answer_accuracy": pytest.approx(1 / 3),
-            "refuted_rate": pytest.approx(1 / 3),
-        }
-        assert task.success(row, completions[0]) and not task.success(row, completions[2])
-    finally:
-        task.close()
+@pytest.mark.parametrize(("level", "per_template"), [("grade", 25), ("easy", 40)])
+def test_the_shipped_sets_are_the_generators(level: str, per_template: int) -> None:
+    script = _script()
+    templates, stem = script.LEVELS[level]
+    rows = script.make(per_template, 0, templates)
+    for split in ("train", "heldout"):
+        expected = "".join(json.dumps(r) + "\n" for r in rows if r["split"] == split)
+        assert (DATA / f"{stem}_{split}.jsonl").read_text() == expected
+    train = {r["prompt"][0]["content"] for r in rows if r["split"] == "train"}
+    heldout = {r["prompt"][0]["content"] for r in rows if r["split"] == "heldout"}
+    assert not train & heldout and len(heldout) == len(rows) // 5
 
 
-def test_bad_requests_name_the_key() -> None:
-    with pytest.raises(ValueError, match="data.eval_size 65 is above the 64 held-out problems"):
-        WordProblemsTask().eval_rows(65)
-    with pytest.raises(ValueError, match="no demonstrations"):
-        WordProblemsTask().demonstrations([])
-    with pytest.raises(ValueError, match="prompt"):
-        WordProblemsParams(prompt="few_shot")
+def test_easy_answers_follow_the_stories() -> None:
+    import re
 
-
-def test_the_task_is_registered() -> None:
-    from botgrpo_core.tasks import get_task
-
-    task = get_task("word-problems", {"problem_set": "grade", "prompt": "shipped"})
-    assert isinstance(task, WordProblemsTask) and task.params.problem_set == "grade"
+    for line in (DATA / "easy_problems_train.jsonl").read_text().splitlines():
+        row = json.loads(line)
+        text = row["prompt"][0]["content"]
+        a, b = (int(x) for x in re.findall(r"\d+", text)[:2])
+        answer = int(row["answer"])
+        assert answer in (a + b, a - b, a * b, a // b if a % b == 0 else None, b * a), row
