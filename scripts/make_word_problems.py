@@ -18,8 +18,9 @@ import random
 from collections.abc import Callable
 from pathlib import Path
 
+from botgrpo_bench.word_problems import PROMPTS  # the shipped instruction's one home
+
 OUT = Path(__file__).resolve().parents[1] / "benchmarks/botgrpo_bench/botgrpo_bench/data"
-INSTRUCTION = "Solve step by step, one calculation per line, then give the final answer as 'The answer is N.'"
 
 NAMES = ["Ava", "Ben", "Carla", "Dev", "Elena", "Farid", "Grace", "Hugo", "Iris", "Jamal", "Kira", "Leo"]
 PRONOUN = {n: ("she" if n in {"Ava", "Carla", "Elena", "Grace", "Iris", "Kira"} else "he") for n in NAMES}
@@ -282,7 +283,7 @@ def make(
             rows.append(
                 {
                     "id": f"{name}-{k}",
-                    "prompt": [{"role": "user", "content": f"{text} {INSTRUCTION}"}],
+                    "prompt": [{"role": "user", "content": PROMPTS["shipped"].format(story=text)}],
                     "answer": str(answer),
                     "steps": steps,
                     "template": name,
