@@ -30,6 +30,9 @@ BOTGRPO = ROOT / ".venv-vllm" / "bin" / "botgrpo"
 ORDER: list[tuple[str, list[str], list[int]]] = [
     ("react-lr5e-5", ["bot-grpo", "grpo"], [0]),
     ("react-lr2e-4", ["bot-grpo", "grpo"], [0]),
+    # the math level, fixed after React's (benchmarks/bench_real.yaml, "MATH LEVEL"), before any of its runs
+    ("math-lr5e-5", ["bot-grpo", "grpo"], [0]),
+    ("math-lr2e-4", ["bot-grpo", "grpo"], [0]),
 ]
 
 
