@@ -150,7 +150,7 @@ def test_a_signal_before_the_training_loop_stops_at_once(tmp_path, arith_plugin)
     with pytest.raises(RunInterrupted) as caught:
         run_training(config, progress=False, log=log)
     assert caught.value.checkpoint is None and caught.value.exit_code == 128 + signal.SIGTERM
-    assert "no checkpoint was saved, start again with --overwrite" in str(caught.value)
+    assert str(caught.value) == "stopped by SIGTERM; no checkpoint was saved, start again with --overwrite"
     assert checkpoints(tmp_path / "run") == [] and not (tmp_path / "run" / "final_model").exists()
     assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL  # the run's handlers are gone
 
