@@ -61,7 +61,9 @@ def test_bench_command_comes_from_the_plugin() -> None:
         "botgrpo_register_signals",
         "botgrpo_register_tasks",
     ]
-    assert bench["tasks"] == ["react", "react-requests", "word-problems"] and [x["name"] for x in bench["signals"]] == [
+    assert bench["tasks"] == ["react", "react-requests", "word-problems"] and [
+        x["name"] for x in bench["signals"]
+    ] == [
         "bench.react_spec",
         "bench.react_sections",
         "bench.react_substance",

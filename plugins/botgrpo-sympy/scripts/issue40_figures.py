@@ -73,7 +73,9 @@ def answer_figures(show: bool) -> list[str]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--split", choices=["dev", "heldout", "heldout2"], action="append", help="default: all")
+    parser.add_argument(
+        "--split", choices=["dev", "heldout", "heldout2"], action="append", help="default: all"
+    )
     parser.add_argument(
         "--show", action="store_true", help="print each line or pair scored against its label"
     )
