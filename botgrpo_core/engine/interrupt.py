@@ -34,10 +34,9 @@ class RunInterrupted(Exception):
             saved = f"{checkpoint} is complete, continue from it with --resume"
         else:
             saved = "no checkpoint was saved, start again with --overwrite"
-        name = signal.Signals(signum).name
         # "at step 0" after a step was trained but not saved would read as "nothing was trained"
         where = f" at step {step}" if checkpoint is not None else ""
-        why = f"stopped: {cause}" if cause else f"stopped by {name}{where}"
+        why = f"stopped: {cause}" if cause else f"stopped by {signal.Signals(signum).name}{where}"
         super().__init__(f"{why}; {saved}")
 
 
