@@ -25,7 +25,6 @@ role the React recipe gives its LLM judge, for a machine without one.
 
 from __future__ import annotations
 
-import random
 from collections.abc import Sequence
 from functools import cached_property
 from typing import Any
@@ -33,6 +32,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from botgrpo_bench.react_prompts import load_react_prompts, user_message
+from botgrpo_bench.rows import shuffled_repeats
 
 #: JSX elements a page needs not to count as trivial (a component of a request shows at least two things)
 MIN_ELEMENTS = 2
@@ -119,13 +119,7 @@ class ReactRequestsTask:
     ) -> list[dict[str, Any]]:
         """``n`` training requests: the train split shuffled by ``seed``, repeated in new shuffles past its
         size. Held-out requests are never returned (``exclude`` is implied by the split)."""
-        train = load_react_prompts("train")
-        rng = random.Random(seed)
-        out: list[dict[str, Any]] = []
-        while len(out) < n:
-            order = rng.sample(train, len(train))
-            out += [self._row(r) for r in order[: n - len(out)]]
-        return out
+        return shuffled_repeats(load_react_prompts("train"), n, seed, self._row)
 
     def demonstrations(self, rows: Sequence[dict[str, Any]], seed: int = 0) -> list[str]:
         """No supervised warm start: the task is for pretrained chat models."""

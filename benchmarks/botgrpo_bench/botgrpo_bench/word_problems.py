@@ -22,13 +22,14 @@ Success of one rollout: its answer is right.
 from __future__ import annotations
 
 import json
-import random
 from collections.abc import Sequence
 from functools import cached_property
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from botgrpo_bench.rows import shuffled_repeats
 
 DATA = Path(__file__).resolve().parent / "data"
 #: the instruction every story of the shipped files ends with
@@ -106,13 +107,7 @@ class WordProblemsTask:
     ) -> list[dict[str, Any]]:
         """``n`` training problems: the train file shuffled by ``seed``, repeated in new shuffles past its size.
         Held-out problems are never returned (``exclude`` is implied by the split)."""
-        train = load_problems(self.params.problem_set, "train")
-        rng = random.Random(seed)
-        out: list[dict[str, Any]] = []
-        while len(out) < n:
-            order = rng.sample(train, len(train))
-            out += [self._row(r) for r in order[: n - len(out)]]
-        return out
+        return shuffled_repeats(load_problems(self.params.problem_set, "train"), n, seed, self._row)
 
     def demonstrations(self, rows: Sequence[dict[str, Any]], seed: int = 0) -> list[str]:
         """No supervised warm start: the task is for pretrained chat models."""
