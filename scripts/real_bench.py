@@ -47,6 +47,12 @@ def _load_plan() -> list[tuple[str, list[str], list[int]]]:
     return out
 
 
+def _started(level: str) -> set[tuple[str, int]]:
+    """(method, seed) of every run folder the level's bench folder holds, finished or not."""
+    runs = ROOT / "runs" / "bench" / f"real-{level}" / "runs"
+    return {(d.parent.name, int(d.name[4:])) for d in runs.glob("*/*/seed*") if d.is_dir()}
+
+
 def record(level: str) -> Path:
     """Copy the level folder's report and run records to docs/results/real-<level>/."""
     src = ROOT / "runs" / "bench" / f"real-{level}"
@@ -96,6 +102,12 @@ def main() -> int:
         ]  # fmt: skip
         print(" ".join(cmd), flush=True)
         if args.dry_run:
+            continue
+        later = _started(level) - {(m, s) for m in methods for s in seeds}
+        if later:
+            # a later command of this level has begun (a stop midway): the bench refuses a plan narrower than the
+            # folder's record, and the later command reuses this one's finished runs anyway
+            print(f"skipped: the folder already holds later runs {sorted(later)}", flush=True)
             continue
         code = subprocess.run(cmd, cwd=ROOT).returncode
         dst = record(level)
