@@ -3,10 +3,11 @@ each finished run's records: runs of hours that outlive a session.
 
     nohup .venv-vllm/bin/python scripts/real_bench.py > runs/real_bench.log 2>&1 &
 
-Each command (:data:`ORDER`, widened run by run) adds runs to its level's folder
-(``runs/bench/real-<level>``; the runs before it in the folder are reused, a run stopped midway continues from its
-last checkpoint). After each command the folder's report and every finished run's metrics (gzipped) and summary are
-copied to ``docs/results/real-<level>/`` and committed (only those paths). Run it again in the next session: it
+Each command (:data:`ORDER`, widened run by run) adds runs to its folder (``runs/bench/real-<folder>``, a
+level's own name unless the entry names another: one level's runs may be split over folders, e.g. the methods
+compared at one seed beside the paired seeds; the runs before it in the folder are reused, a run stopped midway
+continues from its last checkpoint). After each command the folder's report and every finished run's metrics
+(gzipped) and summary are copied to ``docs/results/real-<folder>/`` and committed (only those paths). Run it again in the next session: it
 goes on where it stopped. ``--dry-run`` prints the commands.
 """
 
@@ -19,6 +20,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 BENCH = "benchmarks/bench_real.yaml"
@@ -27,7 +29,8 @@ BOTGRPO = ROOT / ".venv-vllm" / "bin" / "botgrpo"
 #: (level, methods, seeds) per command, in the order fixed with the settings; a level's seeds are added one at a
 #: time (a bench plan is methods x seeds, so each command adds one run per method: paired seeds end together).
 #: Fixed with the settings (benchmarks/bench_real.yaml's header), before any run.
-ORDER: list[tuple[str, list[str], list[int]]] = [
+#: An entry is (level, methods, seeds) or (level, methods, seeds, folder): the folder defaults to the level's name.
+ORDER: list[tuple[Any, ...]] = [
     ("react-lr5e-5", ["bot-grpo", "grpo"], [0]),
     ("react-lr2e-4", ["bot-grpo", "grpo"], [0]),
     # the math level, fixed after React's (benchmarks/bench_real.yaml, "MATH LEVEL"), before any of its runs
@@ -36,27 +39,28 @@ ORDER: list[tuple[str, list[str], list[int]]] = [
 ]
 
 
-def _load_plan() -> list[tuple[str, list[str], list[int]]]:
-    """The commands: a level's first seed one method at a time (a commit per run), then each further seed for all
-    methods at once (a bench plan is methods x seeds, and a folder's record only widens); finished runs are
-    reused."""
+def _load_plan() -> list[tuple[str, list[str], list[int], str]]:
+    """The commands, (level, methods, seeds, folder): a folder's first seed one method at a time (a commit per
+    run), then each further seed for all methods at once (a bench plan is methods x seeds, and a folder's record
+    only widens); finished runs are reused."""
     out = []
-    for level, methods, seeds in ORDER:
-        out += [(level, methods[: m + 1], seeds[:1]) for m in range(len(methods))]
-        out += [(level, methods, seeds[: k + 1]) for k in range(1, len(seeds))]
+    for level, methods, seeds, *folder in ORDER:
+        name = folder[0] if folder else level
+        out += [(level, methods[: m + 1], seeds[:1], name) for m in range(len(methods))]
+        out += [(level, methods, seeds[: k + 1], name) for k in range(1, len(seeds))]
     return out
 
 
-def _started(level: str) -> set[tuple[str, int]]:
-    """(method, seed) of every run folder the level's bench folder holds, finished or not."""
-    runs = ROOT / "runs" / "bench" / f"real-{level}" / "runs"
+def _started(folder: str) -> set[tuple[str, int]]:
+    """(method, seed) of every run folder the bench folder holds, finished or not."""
+    runs = ROOT / "runs" / "bench" / f"real-{folder}" / "runs"
     return {(d.parent.name, int(d.name[4:])) for d in runs.glob("*/*/seed*") if d.is_dir()}
 
 
-def record(level: str) -> Path:
-    """Copy the level folder's report and run records to docs/results/real-<level>/."""
-    src = ROOT / "runs" / "bench" / f"real-{level}"
-    dst = ROOT / "docs" / "results" / f"real-{level}"
+def record(folder: str) -> Path:
+    """Copy the bench folder's report and run records to docs/results/real-<folder>/."""
+    src = ROOT / "runs" / "bench" / f"real-{folder}"
+    dst = ROOT / "docs" / "results" / f"real-{folder}"
     (dst / "metrics").mkdir(parents=True, exist_ok=True)
     for path in src.iterdir():
         if path.is_file() and path.suffix in (".md", ".json", ".jsonl", ".png"):
@@ -94,27 +98,27 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dry-run", action="store_true")
     args = parser.parse_args()
-    for level, methods, seeds in _load_plan():
+    for level, methods, seeds, folder in _load_plan():
         cmd = [
-            str(BOTGRPO), "bench", BENCH, "--output", f"runs/bench/real-{level}",
+            str(BOTGRPO), "bench", BENCH, "--output", f"runs/bench/real-{folder}",
             "--set", f"include=[{level}]", "--set", f"methods=[{', '.join(methods)}]",
             "--set", f"seeds=[{', '.join(map(str, seeds))}]",
         ]  # fmt: skip
         print(" ".join(cmd), flush=True)
         if args.dry_run:
             continue
-        later = _started(level) - {(m, s) for m in methods for s in seeds}
+        later = _started(folder) - {(m, s) for m in methods for s in seeds}
         if later:
             # a later command of this level has begun (a stop midway): the bench refuses a plan narrower than the
             # folder's record, and the later command reuses this one's finished runs anyway
             print(f"skipped: the folder already holds later runs {sorted(later)}", flush=True)
             continue
         code = subprocess.run(cmd, cwd=ROOT).returncode
-        dst = record(level)
+        dst = record(folder)
         last = f"{methods[-1]} seed {seeds[-1]}"
         commit(
             [dst],
-            f"issue 37 real-model bench, {level}: records after {last} (botgrpo bench exit {code}; scripts/real_bench.py)",
+            f"issue 37 real-model bench, {folder}: records after {last} (botgrpo bench exit {code}; scripts/real_bench.py)",
         )
         if code != 0:
             print(f"bench exited {code}; stopping (run scripts/real_bench.py again to go on)", flush=True)
