@@ -13,7 +13,9 @@ Held-out metrics (:meth:`ReactRequestsTask.evaluate`), each a share of the compl
   :data:`MIN_ELEMENTS` JSX elements (:func:`is_trivial`: ``return null``, one bare ``<div/>``): it passes
   the compile check, yet does nothing a request asks for, the shortcut the source paper saw a compile reward
   teach (a broken page is a failure, not a trivial one);
-- ``code_rate``: the answer holds a fenced code block, as the request asks.
+- ``code_rate``: the answer holds a fenced code block, as the request asks;
+- ``substantive_rate``: the code compiles and is not trivial (the rollout success below, on held-out requests):
+  ``compile_rate`` counts a page that compiles with one element or none, this one does not.
 
 Success of one rollout (:meth:`ReactRequestsTask.success`): it compiles and is not trivial.
 
@@ -142,7 +144,8 @@ class ReactRequestsTask:
         )
 
     def check(self, completions: Sequence[str]) -> list[dict[str, bool]]:
-        """Per completion: ``compiles``, ``renders``, ``trivial`` and ``code`` (a sandbox failure: not rendered)."""
+        """Per completion: ``compiles``, ``renders``, ``trivial``, ``code`` and ``substantive`` (a sandbox failure:
+        not rendered)."""
         from botgrpo_core.signals import Sample, SampleError
         from botgrpo_jsx.extract import DEFAULT_LANGUAGES, extract_cached
 
@@ -154,18 +157,21 @@ class ReactRequestsTask:
         for text, c, r in zip(completions, compiled, rendered, strict=True):
             ok = not isinstance(c, SampleError) and c == 1.0
             view = extract_cached(text, DEFAULT_LANGUAGES)
+            trivial = is_trivial(text, ok)
             out.append(
                 {
                     "compiles": ok,
                     "renders": not isinstance(r, SampleError) and r == 1.0,
-                    "trivial": is_trivial(text, ok),
+                    "trivial": trivial,
                     "code": view is not None and view.fenced,
+                    "substantive": ok and not trivial,
                 }
             )
         return out
 
     def evaluate(self, rows: Sequence[dict[str, Any]], completions: Sequence[str]) -> dict[str, float]:
-        """``compile_rate``, ``render_rate``, ``trivial_rate`` and ``code_rate`` of ``completions``."""
+        """``compile_rate``, ``render_rate``, ``trivial_rate``, ``code_rate`` and ``substantive_rate`` of
+        ``completions``."""
         if len(rows) != len(completions):
             raise ValueError("evaluate: rows and completions differ in length")
         verdicts = self.check(completions)
@@ -177,6 +183,7 @@ class ReactRequestsTask:
                 ("render", "renders"),
                 ("trivial", "trivial"),
                 ("code", "code"),
+                ("substantive", "substantive"),
             )
         }
 

@@ -59,8 +59,11 @@ def test_evaluation_rates_and_the_trivial_rule() -> None:
             "render_rate": 3 / 6,
             "trivial_rate": 3 / 6,
             "code_rate": 4 / 6,
+            "substantive_rate": 1 / 6,
         }
+        # held-out substance is the rollout success: compiles and not trivial
         assert [task.success({}, p) for p in pages] == [True, False, False, False, False, False]
+        assert [v["substantive"] for v in verdicts] == [task.success({}, p) for p in pages]
     finally:
         task.close()
 
