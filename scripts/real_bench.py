@@ -71,7 +71,8 @@ def record(folder: str) -> Path:
         if (run / "metrics.jsonl").is_file():
             with (
                 open(run / "metrics.jsonl", "rb") as f,
-                gzip.open(dst / "metrics" / f"{name}.metrics.jsonl.gz", "wb") as g,
+                open(dst / "metrics" / f"{name}.metrics.jsonl.gz", "wb") as raw,
+                gzip.GzipFile(fileobj=raw, mode="wb", mtime=0) as g,  # mtime 0: the same bytes on every copy
             ):
                 shutil.copyfileobj(f, g)
         for extra in ("summary.json", "config.yaml", "bench_result.json"):

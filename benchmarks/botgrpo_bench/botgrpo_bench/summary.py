@@ -125,7 +125,9 @@ def _task_section(
         f"{task.run.get('training', {}).get('eval_every', '?')} steps apart, so that is the resolution."
     )
     lines.append("")
-    lines += _comparison_lines(ratio, bench.reference, bench.candidate, task.metric)
+    lines += _comparison_lines(
+        ratio, bench.reference, bench.candidate, task.metric, side_by_side=bench.parallel > 1
+    )
     if f"curves_{task_name}" in plots:
         lines += ["", f"![{task_name}: {task.metric} vs step]({plots[f'curves_{task_name}']})"]
     lines.append("")
@@ -250,7 +252,9 @@ def _run_settings(bench: BenchFile, task: str) -> str:
     )
 
 
-def _comparison_lines(ratio: dict[str, Any] | None, reference: str, candidate: str, metric: str) -> list[str]:
+def _comparison_lines(
+    ratio: dict[str, Any] | None, reference: str, candidate: str, metric: str, *, side_by_side: bool = True
+) -> list[str]:
     """The paired candidate-vs-reference sentences of a task."""
     if ratio is None:
         return [f"No paired {reference} / {candidate} comparison (a method is missing or its runs failed)."]
@@ -280,7 +284,13 @@ def _comparison_lines(ratio: dict[str, Any] | None, reference: str, candidate: s
         out.append(
             f"- Step time {candidate} / {reference}: **{ratio['step_time_ratio']:.2f}** (median over seeds of the "
             "per-seed ratio of median step times, as in every table here; the candidate adds local signal "
-            "scoring, span alignment and the token-level estimator; the two runs of a seed start side by side)."
+            "scoring, span alignment and the token-level estimator; "
+            + (
+                "the two runs of a seed start side by side)."
+                if side_by_side
+                else "the runs ran one at a time (parallel 1), each beside whatever else the machine ran then: "
+                "not a like-for-like time comparison unless the load lines above match)."
+            )
         )
     return out
 

@@ -75,6 +75,17 @@ def test_ratio_pairs_seeds_and_flags_censoring() -> None:
     assert r["curve_mean_better"] == 1
 
 
+def test_the_step_time_line_says_whether_the_runs_shared_the_machine() -> None:
+    from botgrpo_bench.summary import _comparison_lines
+
+    runs = [_run("grpo", 0, 60, 1.0), _run("bot-grpo", 0, 30, 1.5)]
+    ratio = ratio_summary(runs, "t", "grpo", "bot-grpo")
+    together = " ".join(_comparison_lines(ratio, "grpo", "bot-grpo", "m", side_by_side=True))
+    apart = " ".join(_comparison_lines(ratio, "grpo", "bot-grpo", "m", side_by_side=False))
+    assert "**1.50**" in together and "start side by side" in together
+    assert "**1.50**" in apart and "one at a time" in apart and "side by side" not in apart
+
+
 def test_docs_page_collects_summaries_and_plots(tmp_path: Path) -> None:
     from botgrpo_bench.report import main
 
