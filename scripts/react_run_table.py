@@ -56,13 +56,14 @@ def row(settings: str, method: str, seed: int, metrics: list[dict], wall_s: floa
 
 def table(specs: list[str]) -> str:
     """The markdown table of every run in the ``SETTINGS=FOLDER`` specs, in order (method, then seed)."""
+    from botgrpo_bench.runs import read_jsonl
+
     lines = [HEADER, "|" + "---|" * (HEADER.count("|") - 1)]
     for spec in specs:
         settings, _, folder = spec.rpartition("=")
         for path in sorted(Path(folder).glob("*.metrics.jsonl.gz")):
             method, _, seed = path.name.removesuffix(".metrics.jsonl.gz").rpartition("_seed")
-            with gzip.open(path, "rt", encoding="utf-8") as f:
-                metrics = [json.loads(line) for line in f if line.strip()]
+            metrics = read_jsonl(path)
             summary = json.loads(
                 (path.parent / f"{method}_seed{seed}.summary.json").read_text(encoding="utf-8")
             )

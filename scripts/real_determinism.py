@@ -13,8 +13,6 @@ it, and each evaluation side by side; exit 0 when every evaluation metric is equ
 from __future__ import annotations
 
 import argparse
-import gzip
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -23,13 +21,6 @@ from typing import Any
 ROLLOUT_KEYS = ("completions/mean_length", "completions/min_length", "completions/max_length", "reward")
 #: what the update computed from them
 UPDATE_KEYS = ("loss", "grad_norm")
-
-
-def read(path: Path) -> list[dict[str, Any]]:
-    """The records of a metrics.jsonl (``.gz`` read as gzip)."""
-    opener = gzip.open if path.suffix == ".gz" else open
-    with opener(path, "rt", encoding="utf-8") as f:
-        return [json.loads(line) for line in f if line.strip()]
 
 
 def _by_step(rows: list[dict[str, Any]], kind: str) -> dict[int, dict[str, Any]]:
@@ -82,7 +73,13 @@ def main(argv: list[str] | None = None) -> int:
         "--keys", nargs="*", default=["eval/sampled/compile_rate", "eval/sampled/answer_accuracy"]
     )
     args = parser.parse_args(argv)
-    out = compare(read(args.first), read(args.second))
+    from botgrpo_bench.runs import read_jsonl
+
+    for path in (args.first, args.second):
+        if not path.is_file():
+            print(f"real_determinism: {path} is not a file", file=sys.stderr)
+            return 2
+    out = compare(read_jsonl(args.first), read_jsonl(args.second))
     first = out["first_rollout_difference"]
     print(f"training steps compared: {out['steps_compared']}")
     print("rollouts: " + ("the same at every step" if first is None else f"first differ at step {first}"))

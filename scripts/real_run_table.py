@@ -15,7 +15,6 @@ counts each step once). Unfinished runs are listed with their status.
 from __future__ import annotations
 
 import argparse
-import gzip
 import json
 import statistics
 import sys
@@ -32,11 +31,10 @@ def _mean(values: list[float]) -> str:
 
 
 def _metrics(folder: Path, method: str, seed: int) -> list[dict[str, Any]]:
-    path = folder / "metrics" / f"{method}_seed{seed}.metrics.jsonl.gz"
-    if not path.is_file():
-        return []
-    with gzip.open(path, "rt", encoding="utf-8") as f:
-        return [json.loads(line) for line in f if line.strip()]
+    """A run's committed metrics records ([] when the run has none yet)."""
+    from botgrpo_bench.runs import read_jsonl
+
+    return read_jsonl(folder / "metrics" / f"{method}_seed{seed}.metrics.jsonl.gz")
 
 
 def rows(folder: Path) -> list[dict[str, Any]]:
@@ -87,7 +85,7 @@ def table(folders: list[Path]) -> str:
         reached = r.get("steps_to_target")
         cells = [
             r["task"],
-            _num(lr, 0) if lr is None else f"{lr:g}",
+            "-" if lr is None else f"{lr:g}",
             r["method"],
             str(r["seed"]),
             r.get("status", "-"),

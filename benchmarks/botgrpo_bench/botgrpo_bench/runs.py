@@ -3,6 +3,7 @@ success curve, its training rows the step times and the share of groups without 
 
 from __future__ import annotations
 
+import gzip
 import json
 import math
 import statistics
@@ -16,11 +17,15 @@ STEP_TIME_KEYS = ("step_time",)  # TRL: generation + scoring + loss/backward of 
 
 
 def read_jsonl(path: Path) -> list[dict[str, Any]]:
-    """Rows of a JSON-lines file (a torn last line, from a killed run, is skipped)."""
+    """Rows of a JSON-lines file, ``.gz`` read as gzip (a torn last line, from a killed run, is skipped; a missing
+    file has none)."""
     rows = []
     if not path.is_file():
         return rows
-    for line in path.read_text(encoding="utf-8").splitlines():
+    opener = gzip.open if path.suffix == ".gz" else open
+    with opener(path, "rt", encoding="utf-8") as f:
+        text = f.read()
+    for line in text.splitlines():
         line = line.strip()
         if not line:
             continue
