@@ -33,11 +33,10 @@ BOTGRPO = ROOT / ".venv-vllm" / "bin" / "botgrpo"
 ORDER: list[tuple[Any, ...]] = [
     ("react-lr5e-5", ["bot-grpo", "grpo"], [0]),
     ("react-lr2e-4", ["bot-grpo", "grpo"], [0]),
-    # React's stage 2 (react-tuned) comes next, before math's stage 1 (bench_real.yaml, "STAGE 2, HOW"): its entries
-    # are added with its level, once scripts/real_select.py has applied the rule; the driver stops here until then.
-]
-#: the math level (bench_real.yaml, "MATH LEVEL", fixed before any of its runs), after React's stage 2
-MATH_STAGE_1: list[tuple[Any, ...]] = [
+    # React's stage 2 (bench_real.yaml, "STAGE 2, HOW"; level react-tuned), before math's stage 1
+    ("react-tuned", ["bot-grpo", "grpo"], [0, 1, 2], "react-tuned"),
+    ("react-tuned", ["dapo", "gspo", "pure"], [0], "react-tuned-others"),
+    # math (bench_real.yaml, "MATH LEVEL", fixed before any of its runs); its stage 2 is added once its rule is applied
     ("math-lr5e-5", ["bot-grpo", "grpo"], [0]),
     ("math-lr2e-4", ["bot-grpo", "grpo"], [0]),
 ]
