@@ -170,11 +170,16 @@ def ratio_summary(
     runs: Sequence[dict[str, Any]], task: str, reference: str, candidate: str
 ) -> dict[str, Any] | None:
     """Paired comparison per seed: ``steps_ref / steps_candidate`` (censored runs count their length; None
-    when no seed has a run reaching the target), the step-time ratio, and the difference of curve means."""
+    when no seed has a run reaching the target), the step-time ratio, and the difference of curve means.
+
+    ``bound`` says what a censored ratio is: ``">="`` when only the reference missed (its true steps are at least
+    its length, so the true ratio is at least the one given), ``"<="`` when only the candidate missed, ``"mixed"``
+    when each missed in some seed (the mean is then no bound), None when every paired run reached."""
     grid = [r for r in runs if r["group"] == "grid" and r["task"] == task]
     ref = {r["seed"]: r for r in grid if r["method"] == reference}
     cand = {r["seed"]: r for r in grid if r["method"] == candidate}
     ratios, censored, wins = [], False, 0
+    missed = {"ref": 0, "cand": 0}  # seeds in the ratio where that method is censored
     for seed in sorted(set(ref) & set(cand)):
         a, a_ok = censored_steps(ref[seed])
         b, b_ok = censored_steps(cand[seed])
@@ -182,6 +187,8 @@ def ratio_summary(
             continue  # a failed run, or neither reached the target: no information on the ratio
         ratios.append(a / b)
         censored |= not (a_ok and b_ok)
+        missed["ref"] += not a_ok
+        missed["cand"] += not b_ok
         wins += b < a or (b_ok and not a_ok)
     seeds = sorted(s for s in set(ref) & set(cand) if ref[s]["status"] == cand[s]["status"] == "ok")
     if not seeds:
@@ -195,6 +202,15 @@ def ratio_summary(
     return {
         "ratio": stat(ratios),
         "censored": censored,
+        "bound": (
+            None
+            if not censored
+            else "mixed"
+            if missed["ref"] and missed["cand"]
+            else ">="
+            if missed["ref"]
+            else "<="
+        ),
         "wins": wins,
         "pairs": len(ratios),
         "seeds": len(seeds),

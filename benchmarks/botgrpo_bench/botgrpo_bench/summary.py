@@ -261,13 +261,17 @@ def _comparison_lines(
     out = []
     if ratio["ratio"] is not None:
         r_mean, r_lo, r_hi, n = ratio["ratio"]
-        bound = (
-            " (censored: in some seeds a method missed the target; its run length stands in for its steps)"
-            if ratio["censored"]
-            else ""
-        )
+        sign, bound = {
+            None: ("", ""),
+            ">=": (">= ", f" (censored: {reference} missed the target in some seeds, its run length stands in: a "
+                   "lower bound)"),
+            "<=": ("<= ", f" (censored: {candidate} missed the target in some seeds, its run length stands in: an "
+                   "upper bound)"),
+            "mixed": ("", " (censored both ways: each method missed the target in some seed, its run length "
+                      "standing in; the mean is no bound, read the seeds)"),
+        }[ratio["bound"]]  # fmt: skip
         out.append(
-            f"- **Steps to target, {reference} / {candidate}: {r_mean:.2f}** (per seed {r_lo:.2f}-{r_hi:.2f}, "
+            f"- **Steps to target, {reference} / {candidate}: {sign}{r_mean:.2f}** (per seed {r_lo:.2f}-{r_hi:.2f}, "
             f"{n} paired seeds){bound}; {candidate} reached the target first in {ratio['wins']} of {n}."
         )
     else:

@@ -57,7 +57,7 @@ def test_ratio_pairs_seeds_and_flags_censoring() -> None:
     assert r is not None
     mean, lo, hi, n = r["ratio"]
     assert (mean, lo, hi, n) == (pytest.approx(1.5), 1.0, 2.0, 2)
-    assert r["wins"] == 1 and not r["censored"]
+    assert r["wins"] == 1 and not r["censored"] and r["bound"] is None
     assert r["step_time_ratio"] == pytest.approx(1.2)
     # the reference never reaches the target: its run length (100) stands in, and the ratio is flagged
     runs = [_run("grpo", 0, None), _run("bot-grpo", 0, 50), _run("grpo", 1, None), _run("bot-grpo", 1, None)]
@@ -84,6 +84,28 @@ def test_the_step_time_line_says_whether_the_runs_shared_the_machine() -> None:
     apart = " ".join(_comparison_lines(ratio, "grpo", "bot-grpo", "m", side_by_side=False))
     assert "**1.50**" in together and "start side by side" in together
     assert "**1.50**" in apart and "one at a time" in apart and "side by side" not in apart
+
+
+def test_a_censored_ratio_says_which_way_it_bounds() -> None:
+    from botgrpo_bench.summary import _comparison_lines
+
+    def line(runs: list[dict]) -> tuple[str | None, str]:
+        r = ratio_summary(runs, "t", "grpo", "bot-grpo")
+        return r["bound"], _comparison_lines(r, "grpo", "bot-grpo", "m")[0]
+
+    # the reference missed (100 steps stand in for >= 100): the true ratio is at least 100 / 50
+    bound, text = line([_run("grpo", 0, None), _run("bot-grpo", 0, 50)])
+    assert bound == ">=" and "**Steps to target, grpo / bot-grpo: >= 2.00**" in text and "lower bound" in text
+    # the candidate missed: the true ratio is at most 50 / 100 (react-lr2e-4's seed 0: grpo 50, bot-grpo > 50)
+    bound, text = line([_run("grpo", 0, 50), _run("bot-grpo", 0, None)])
+    assert bound == "<=" and "<= 0.50**" in text and "bot-grpo missed" in text and "upper bound" in text
+    # each missed in one seed: the mean bounds nothing
+    bound, text = line(
+        [_run("grpo", 0, None), _run("bot-grpo", 0, 50), _run("grpo", 1, 50), _run("bot-grpo", 1, None)]
+    )
+    assert bound == "mixed" and "**Steps to target, grpo / bot-grpo: 1.25**" in text and "no bound" in text
+    bound, text = line([_run("grpo", 0, 60), _run("bot-grpo", 0, 30)])
+    assert bound is None and "censored" not in text
 
 
 def test_docs_page_collects_summaries_and_plots(tmp_path: Path) -> None:
