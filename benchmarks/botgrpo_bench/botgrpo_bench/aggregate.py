@@ -2,7 +2,8 @@
 candidate-vs-reference comparison per task, as mean and min-max over seeds:
 
 - steps to target: the first evaluation step at which the success metric reaches the target (a run
-  that never does is counted as *not reached*, and ratios that involve it are lower bounds);
+  that never does is counted as *not reached*, at its run's length: a ratio it enters is a lower bound when the
+  reference missed, an upper bound when the candidate did);
 - final success: the metric at the last evaluation; the mean over the run (area under the curve);
 - wall seconds per training step (evaluation excluded where the log separates it), mean and median;
 - Pass@1 and Pass@k on held-out prompts after training (when the bench asks for them).
@@ -178,7 +179,7 @@ def ratio_summary(
     grid = [r for r in runs if r["group"] == "grid" and r["task"] == task]
     ref = {r["seed"]: r for r in grid if r["method"] == reference}
     cand = {r["seed"]: r for r in grid if r["method"] == candidate}
-    ratios, censored, wins = [], False, 0
+    ratios, wins = [], 0
     missed = {"ref": 0, "cand": 0}  # seeds in the ratio where that method is censored
     for seed in sorted(set(ref) & set(cand)):
         a, a_ok = censored_steps(ref[seed])
@@ -186,7 +187,6 @@ def ratio_summary(
         if a is None or b is None or b == 0 or not (a_ok or b_ok):
             continue  # a failed run, or neither reached the target: no information on the ratio
         ratios.append(a / b)
-        censored |= not (a_ok and b_ok)
         missed["ref"] += not a_ok
         missed["cand"] += not b_ok
         wins += b < a or (b_ok and not a_ok)
@@ -199,18 +199,15 @@ def ratio_summary(
         for s in seeds
         if cand[s].get("curve_mean") is not None and ref[s].get("curve_mean") is not None
     ]
+    bound = None
+    if missed["ref"] and missed["cand"]:
+        bound = "mixed"
+    elif missed["ref"] or missed["cand"]:
+        bound = ">=" if missed["ref"] else "<="
     return {
         "ratio": stat(ratios),
-        "censored": censored,
-        "bound": (
-            None
-            if not censored
-            else "mixed"
-            if missed["ref"] and missed["cand"]
-            else ">="
-            if missed["ref"]
-            else "<="
-        ),
+        "censored": bound is not None,
+        "bound": bound,
         "wins": wins,
         "pairs": len(ratios),
         "seeds": len(seeds),
