@@ -6,7 +6,9 @@ each finished run's records: runs of hours that outlive a session.
 Each command (:data:`ORDER`, widened run by run) adds runs to its folder (``runs/bench/real-<folder>``, a
 level's own name unless the entry names another: one level's runs may be split over folders, e.g. the methods
 compared at one seed beside the paired seeds; the runs before it in the folder are reused, a run stopped midway
-continues from its last checkpoint). After each command the folder's report and every finished run's metrics
+continues from its last checkpoint). A fresh checkout has no ``runs/``: before each command the folder's committed
+records (``docs/results/real-<folder>/``) are put back there (:func:`restore`), so finished runs are reused, not
+trained again; a run stopped midway in an earlier checkout starts again from step 0. After each command the folder's report and every finished run's metrics
 (gzipped) and summary are copied to ``docs/results/real-<folder>/`` and committed (only those paths). Run it again in the next session: it
 goes on where it stopped. ``--dry-run`` prints the commands.
 """
@@ -15,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import gzip
+import json
 import shutil
 import subprocess
 import sys
@@ -84,6 +87,51 @@ def record(folder: str) -> Path:
     return dst
 
 
+def committed(folder: str) -> set[tuple[str, int]]:
+    """(method, seed) of every finished run whose records are committed under docs/results/real-<folder>/."""
+    out = set()
+    for result in (ROOT / "docs" / "results" / f"real-{folder}").glob("metrics/*.bench_result.json"):
+        saved = json.loads(result.read_text(encoding="utf-8"))
+        if saved.get("status") == "ok":
+            _, method, seed = saved["label"].rsplit("/", 2)
+            out.add((method, int(seed.removeprefix("seed"))))
+    return out
+
+
+def restore(folder: str) -> int:
+    """Put the committed records of ``folder``'s finished runs back under ``runs/bench/real-<folder>/`` where that
+    folder lacks them (a fresh checkout), so the bench reuses them; returns how many runs were put back.
+
+    The inverse of :func:`record`: the report files go to the folder, each run's files to the run folder its
+    ``bench_result.json`` names (``runs/<level>/<method>/seed<N>``), its metrics ungzipped. A run folder that
+    already holds a finished run is left as it is; a committed finished run wins over one stopped midway."""
+    src = ROOT / "docs" / "results" / f"real-{folder}"
+    dst = ROOT / "runs" / "bench" / f"real-{folder}"
+    if not src.is_dir():
+        return 0
+    put_back = 0
+    for result in sorted(src.glob("metrics/*.bench_result.json")):
+        name = result.name.removesuffix(".bench_result.json")
+        run = dst / "runs" / json.loads(result.read_text(encoding="utf-8"))["label"]
+        if (run / "bench_result.json").is_file():
+            continue
+        run.mkdir(parents=True, exist_ok=True)
+        for extra in ("summary.json", "config.yaml"):
+            if (src / "metrics" / f"{name}.{extra}").is_file():
+                shutil.copy2(src / "metrics" / f"{name}.{extra}", run / extra)
+        gz = src / "metrics" / f"{name}.metrics.jsonl.gz"
+        if gz.is_file():
+            with gzip.open(gz, "rb") as g, open(run / "metrics.jsonl", "wb") as f:
+                shutil.copyfileobj(g, f)
+        shutil.copy2(result, run / "bench_result.json")  # last: a run folder with it is a finished run
+        put_back += 1
+    if put_back:
+        for path in src.iterdir():
+            if path.is_file() and not (dst / path.name).exists():
+                shutil.copy2(path, dst / path.name)
+    return put_back
+
+
 def commit(paths: list[Path], message: str) -> None:
     """Commit only ``paths`` (retrying while another git command holds the index)."""
     rel = [str(p.relative_to(ROOT)) for p in paths]
@@ -111,6 +159,11 @@ def main() -> int:
         print(" ".join(cmd), flush=True)
         if args.dry_run:
             continue
+        if {(m, s) for m in methods for s in seeds} <= committed(folder):
+            print("done: every run of this command is committed", flush=True)
+            continue
+        if back := restore(folder):
+            print(f"put back {back} finished run(s) from docs/results/real-{folder}/", flush=True)
         later = _started(folder) - {(m, s) for m in methods for s in seeds}
         if later:
             # a later command of this level has begun (a stop midway): the bench refuses a plan narrower than the

@@ -1,0 +1,88 @@
+"""scripts/real_bench.py's records across checkouts: a finished run's committed records (:func:`record`) put back
+into a fresh checkout's ``runs/`` (:func:`restore`) are a run the bench reuses (:func:`execute.saved_result`),
+with the same metrics; a committed finished run wins over a folder stopped midway; a finished run of this
+checkout is left alone; :func:`committed` names the finished (method, seed) pairs."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from botgrpo_bench.execute import saved_result
+from botgrpo_bench.plan import Job
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+@pytest.fixture
+def driver(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
+    spec = importlib.util.spec_from_file_location("real_bench", ROOT / "scripts" / "real_bench.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    monkeypatch.setattr(module, "ROOT", tmp_path)
+    return module
+
+
+def _finished_run(root: Path, folder: str, level: str, method: str, seed: int, status: str = "ok") -> Job:
+    """A bench folder holding one run with the files a finished run leaves; returns its job."""
+    run_dir = root / "runs" / "bench" / f"real-{folder}" / "runs" / level / method / f"seed{seed}"
+    job = Job(
+        level, method, seed, "grid", {"training": {"lr": 2e-4, "seed": seed}, "method": method}, run_dir
+    )
+    run_dir.mkdir(parents=True)
+    rows = [{"kind": "eval", "step": 0, "eval/sampled/compile_rate": 0.08}, {"kind": "train", "step": 1}]
+    (run_dir / "metrics.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    (run_dir / "summary.json").write_text(json.dumps({"steps": 1}), encoding="utf-8")
+    (run_dir / "config.yaml").write_text("training: {lr: 0.0002}\n", encoding="utf-8")
+    result = {"label": job.label, "fingerprint": job.fingerprint, "status": status}
+    (run_dir / "bench_result.json").write_text(json.dumps(result), encoding="utf-8")
+    (run_dir / "checkpoint-1").mkdir()  # not recorded
+    (run_dir.parents[3] / "runs.jsonl").write_text(json.dumps({"task": level}) + "\n", encoding="utf-8")
+    return job
+
+
+def test_record_then_restore_in_a_fresh_checkout_is_a_reused_run(driver: Any, tmp_path: Path) -> None:
+    job = _finished_run(tmp_path, "react-tuned", "react-tuned", "bot-grpo", 0)
+    metrics = (job.run_dir / "metrics.jsonl").read_bytes()
+    driver.record("react-tuned")
+    assert driver.committed("react-tuned") == {("bot-grpo", 0)}
+    shutil.rmtree(tmp_path / "runs")  # the next session's checkout: no runs/
+
+    assert saved_result(job) is None
+    assert driver.restore("react-tuned") == 1
+    assert saved_result(job) is not None  # the bench reuses it rather than training again
+    assert (job.run_dir / "metrics.jsonl").read_bytes() == metrics
+    assert (job.run_dir / "summary.json").is_file() and (job.run_dir / "config.yaml").is_file()
+    assert not (job.run_dir / "checkpoint-1").exists()
+    assert (tmp_path / "runs" / "bench" / "real-react-tuned" / "runs.jsonl").is_file()
+    assert driver.restore("react-tuned") == 0  # already back
+
+
+def test_restore_overwrites_a_run_stopped_midway_but_not_a_finished_one(driver: Any, tmp_path: Path) -> None:
+    job = _finished_run(tmp_path, "react-tuned", "react-tuned", "grpo", 1)
+    driver.record("react-tuned")
+    # this checkout: the same run stopped midway (no bench_result.json), a shorter metrics file
+    (job.run_dir / "bench_result.json").unlink()
+    (job.run_dir / "metrics.jsonl").write_text('{"kind": "eval", "step": 0}\n', encoding="utf-8")
+    assert driver.restore("react-tuned") == 1
+    assert saved_result(job) is not None
+    assert len((job.run_dir / "metrics.jsonl").read_text(encoding="utf-8").splitlines()) == 2
+
+    # a finished run of this checkout is kept as it is
+    (job.run_dir / "metrics.jsonl").write_text("{}\n", encoding="utf-8")
+    assert driver.restore("react-tuned") == 0
+    assert (job.run_dir / "metrics.jsonl").read_text(encoding="utf-8") == "{}\n"
+
+
+def test_committed_leaves_out_failed_runs_and_a_missing_folder(driver: Any, tmp_path: Path) -> None:
+    assert driver.committed("math-tuned") == set()
+    assert driver.restore("math-tuned") == 0
+    _finished_run(tmp_path, "react-tuned-others", "react-tuned", "dapo", 0, status="failed")
+    _finished_run(tmp_path, "react-tuned-others", "react-tuned", "gspo", 0)
+    driver.record("react-tuned-others")
+    assert driver.committed("react-tuned-others") == {("gspo", 0)}
