@@ -37,8 +37,12 @@ ORDER: list[tuple[Any, ...]] = [
     ("react-lr5e-5", ["bot-grpo", "grpo"], [0]),
     ("react-lr2e-4", ["bot-grpo", "grpo"], [0]),
     # React's stage 2 (bench_real.yaml, "STAGE 2, HOW"; level react-tuned), before math's stage 1
+    # the centred arm (bench_real.yaml, react-centred: added after stage 1 was seen, a test of its suggested cause):
+    # seed 0 next, so that its answer comes this session; seeds 1-2 after React's other methods
+    ("react-centred", ["bot-grpo"], [0]),
     ("react-tuned", ["bot-grpo", "grpo"], [0, 1, 2], "react-tuned"),
     ("react-tuned", ["dapo", "gspo", "pure"], [0], "react-tuned-others"),
+    ("react-centred", ["bot-grpo"], [0, 1, 2]),
     # math (bench_real.yaml, "MATH LEVEL", fixed before any of its runs); its stage 2 is added once its rule is applied
     ("math-lr5e-5", ["bot-grpo", "grpo"], [0]),
     ("math-lr2e-4", ["bot-grpo", "grpo"], [0]),
