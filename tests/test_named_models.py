@@ -113,3 +113,24 @@ def test_score_takes_the_name_as_its_tokenizer(smollm2_folder: Path) -> None:
 
     tokenizer: Any = load_tokenizer(NAME)
     assert tokenizer.name_or_path == str(smollm2_folder)
+
+
+@needs_wheel
+def test_a_tokenizer_that_reads_the_bos_as_its_eos_gets_the_checkpoints_eos(smollm2_folder: Path) -> None:
+    """transformers 5.17 reads SmolLM2's GGUF eos as ``<|im_start|>`` (its bos); the folder must not depend on the
+    version that made it: :func:`mend_eos` sets the eos the GGUF's metadata names (id 2), and leaves a right one."""
+    from gguf import GGUFReader
+    from transformers import AutoTokenizer
+
+    field = GGUFReader(str(gguf_file(NAME))).fields["tokenizer.ggml.eos_token_id"]
+    gguf_eos = int(field.parts[field.data[0]][0])
+    tokenizer = AutoTokenizer.from_pretrained(smollm2_folder)
+    assert tokenizer.eos_token_id == gguf_eos == 2
+    tokenizer.eos_token = "<|im_start|>"  # what transformers 5.17's GGUF tokenizer gives
+    assert tokenizer.eos_token_id == 1
+    named_models.mend_eos(tokenizer, gguf_eos)
+    assert tokenizer.eos_token == "<|im_end|>" and tokenizer.eos_token_id == 2
+    named_models.mend_eos(tokenizer, [2])
+    named_models.mend_eos(tokenizer, None)
+    assert tokenizer.eos_token_id == 2
+    assert smollm2_folder.name.endswith(f"-f{named_models.FOLDER_FORMAT}")

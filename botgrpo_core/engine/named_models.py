@@ -15,6 +15,7 @@ import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from botgrpo_core.engine.setup import TrainingSetupError
 
@@ -75,6 +76,11 @@ def gguf_file(name: str) -> Path:
     return path
 
 
+#: Part of the cached folder's name: raised when :func:`materialize` writes a different folder from the same file, so
+#: a folder an older version wrote is not reused (2: the tokenizer's eos is the checkpoint's, :func:`mend_eos`).
+FOLDER_FORMAT = 2
+
+
 def cache_root() -> Path:
     """``$BOTGRPO_MODEL_CACHE``, else ``$XDG_CACHE_HOME/botgrpo/models`` (``~/.cache/botgrpo/models``)."""
     explicit = os.environ.get("BOTGRPO_MODEL_CACHE")
@@ -100,7 +106,7 @@ def materialize(name: str, log: Callable[[str], None] = print) -> Path:
     :returns: a folder with ``config.json``, ``model.safetensors`` (float32) and the tokenizer (chat template kept).
     """
     source = gguf_file(name)
-    folder = cache_root() / f"{source.stem}-{_digest(source)}"
+    folder = cache_root() / f"{source.stem}-{_digest(source)}-f{FOLDER_FORMAT}"
     if (folder / "config.json").is_file() and (folder / "model.safetensors").is_file():
         return folder
     if importlib.util.find_spec("gguf") is None:
@@ -114,6 +120,7 @@ def materialize(name: str, log: Callable[[str], None] = print) -> Path:
 
     tokenizer = AutoTokenizer.from_pretrained(source.parent, gguf_file=source.name)
     loaded = AutoModelForCausalLM.from_pretrained(source.parent, gguf_file=source.name, dtype=torch.float32)
+    mend_eos(tokenizer, loaded.config.eos_token_id)
     # save_pretrained refuses a model "quantized with gguf": rebuild it from its config without that marker
     config = loaded.config
     if hasattr(config, "quantization_config"):
@@ -135,6 +142,19 @@ def materialize(name: str, log: Callable[[str], None] = print) -> Path:
     except OSError:
         shutil.rmtree(tmp, ignore_errors=True)  # another process finished first: its folder is the same
     return folder
+
+
+def mend_eos(tokenizer: Any, eos_token_id: int | list[int] | None) -> None:
+    """Give ``tokenizer`` the checkpoint's own end-of-sequence token, ``eos_token_id`` (the GGUF's
+    ``tokenizer.ggml.eos_token_id``, which transformers copies into the model's config), where it reads another.
+
+    transformers 5.17's GGUF tokenizer (the vLLM venv's) takes SmolLM2's bos, ``<|im_start|>``, for its eos; 5.25's
+    (the main venv's) reads ``<|im_end|>``: without this the cached folder depended on which venv made it first.
+    """
+    if isinstance(eos_token_id, list):
+        eos_token_id = eos_token_id[0] if eos_token_id else None
+    if eos_token_id is not None and tokenizer.eos_token_id != eos_token_id:
+        tokenizer.eos_token = tokenizer.convert_ids_to_tokens(eos_token_id)
 
 
 def _tied_keys(model: object) -> set[str]:
