@@ -1,16 +1,17 @@
 """Run issue 37's real-model bench (benchmarks/bench_real.yaml) in its fixed order, one run at a time, and commit
-each finished run's records: runs of hours that outlive a session.
+each finished run's records as it ends: runs of hours that outlive a session.
 
     nohup .venv-vllm/bin/python scripts/real_bench.py > runs/real_bench.log 2>&1 &
 
 Each command (:data:`ORDER`, widened run by run) adds runs to its folder (``runs/bench/real-<folder>``, a
 level's own name unless the entry names another: one level's runs may be split over folders, e.g. the methods
 compared at one seed beside the paired seeds; the runs before it in the folder are reused, a run stopped midway
-continues from its last checkpoint). A fresh checkout has no ``runs/``: before each command the folder's committed
-records (``docs/results/real-<folder>/``) are put back there (:func:`restore`), so finished runs are reused, not
-trained again; a run stopped midway in an earlier checkout starts again from step 0. After each command the folder's report and every finished run's metrics
-(gzipped) and summary are copied to ``docs/results/real-<folder>/`` and committed (only those paths). Run it again in the next session: it
-goes on where it stopped. ``--dry-run`` prints the commands.
+continues from its last checkpoint). Each run's metrics (gzipped) and summary are copied to
+``docs/results/real-<folder>/`` and committed (only those paths) as soon as it finishes, and the folder's report
+when the command ends. A fresh checkout has no ``runs/``: before each command the folder's committed records are
+put back there (:func:`restore`), so finished runs are reused, not trained again; a run stopped midway in an
+earlier checkout starts again from step 0. Run it again in the next session: it goes on where it stopped.
+``--dry-run`` prints the commands.
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 BENCH = "benchmarks/bench_real.yaml"
 BOTGRPO = ROOT / ".venv-vllm" / "bin" / "botgrpo"
+#: seconds between looks for runs that finished while a command goes on
+POLL_S = 60.0
 
 #: (level, methods, seeds) per command, in the order fixed with the settings; a level's seeds are added one at a
 #: time (a bench plan is methods x seeds, so each command adds one run per method: paired seeds end together).
@@ -91,15 +94,31 @@ def record(folder: str) -> Path:
     return dst
 
 
-def committed(folder: str) -> set[tuple[str, int]]:
-    """(method, seed) of every finished run whose records are committed under docs/results/real-<folder>/."""
+def _finished_in(results: list[Path]) -> set[tuple[str, int]]:
     out = set()
-    for result in (ROOT / "docs" / "results" / f"real-{folder}").glob("metrics/*.bench_result.json"):
-        saved = json.loads(result.read_text(encoding="utf-8"))
+    for result in results:
+        try:
+            saved = json.loads(result.read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError):  # being written
+            continue
         if saved.get("status") == "ok":
             _, method, seed = saved["label"].rsplit("/", 2)
             out.add((method, int(seed.removeprefix("seed"))))
     return out
+
+
+def finished(folder: str) -> set[tuple[str, int]]:
+    """(method, seed) of every finished run in the bench folder ``runs/bench/real-<folder>/``."""
+    return _finished_in(
+        list((ROOT / "runs" / "bench" / f"real-{folder}").glob("runs/*/*/seed*/bench_result.json"))
+    )
+
+
+def committed(folder: str) -> set[tuple[str, int]]:
+    """(method, seed) of every finished run whose records are committed under docs/results/real-<folder>/."""
+    return _finished_in(
+        list((ROOT / "docs" / "results" / f"real-{folder}").glob("metrics/*.bench_result.json"))
+    )
 
 
 def restore(folder: str) -> int:
@@ -174,7 +193,17 @@ def main() -> int:
             # folder's record, and the later command reuses this one's finished runs anyway
             print(f"skipped: the folder already holds later runs {sorted(later)}", flush=True)
             continue
-        code = subprocess.run(cmd, cwd=ROOT).returncode
+        bench = subprocess.Popen(cmd, cwd=ROOT)
+        while (code := bench.poll()) is None:
+            time.sleep(POLL_S)
+            # a command adding a seed runs one run per method, hours in all: commit each run as it finishes, so that
+            # a session's end loses at most the run in progress (the next checkout puts the finished ones back)
+            for method, seed in sorted(finished(folder) - committed(folder)):
+                commit(
+                    [record(folder)],
+                    f"issue 37 real-model bench, {folder}: records after {method} seed {seed} (finished; the "
+                    "command goes on; scripts/real_bench.py)",
+                )
         dst = record(folder)
         last = f"{methods[-1]} seed {seeds[-1]}"
         commit(

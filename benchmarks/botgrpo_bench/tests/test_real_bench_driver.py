@@ -86,3 +86,52 @@ def test_committed_leaves_out_failed_runs_and_a_missing_folder(driver: Any, tmp_
     _finished_run(tmp_path, "react-tuned-others", "react-tuned", "gspo", 0)
     driver.record("react-tuned-others")
     assert driver.committed("react-tuned-others") == {("gspo", 0)}
+
+
+def test_finished_reads_the_bench_folder_and_skips_a_result_being_written(
+    driver: Any, tmp_path: Path
+) -> None:
+    assert driver.finished("react-tuned") == set()
+    job = _finished_run(tmp_path, "react-tuned", "react-tuned", "grpo", 2)
+    _finished_run(tmp_path, "react-tuned", "react-tuned", "bot-grpo", 2, status="failed")
+    assert driver.finished("react-tuned") == {("grpo", 2)}
+    (job.run_dir / "bench_result.json").write_text('{"label": "react-tu', encoding="utf-8")  # torn
+    assert driver.finished("react-tuned") == set()
+
+
+def test_a_run_finished_midway_through_a_command_is_committed_before_the_command_ends(
+    driver: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The driver's loop over a real subprocess standing in for ``botgrpo bench``: a command of two runs whose first
+    finishes, then the process lives on; the first run's records are committed while it does."""
+    import subprocess
+    import sys
+
+    monkeypatch.setattr(driver, "ORDER", [("react-tuned", ["bot-grpo"], [0])])
+    monkeypatch.setattr(driver, "POLL_S", 0.2)
+    commits: list[str] = []
+    monkeypatch.setattr(driver, "commit", lambda paths, message: commits.append(message))
+    job = _finished_run(tmp_path, "react-tuned", "react-tuned", "bot-grpo", 0)
+    result = (job.run_dir / "bench_result.json").read_text(encoding="utf-8")
+    (job.run_dir / "bench_result.json").unlink()
+    # the stand-in writes the run's result after a moment, then waits until that run is recorded, then exits 0
+    script = (
+        "import pathlib, sys, time\n"
+        f"run = pathlib.Path({str(job.run_dir)!r})\n"
+        "time.sleep(0.5)\n"
+        f"(run / 'bench_result.json').write_text({result!r})\n"
+        f"rec = pathlib.Path({str(tmp_path / 'docs' / 'results' / 'real-react-tuned' / 'metrics')!r})\n"
+        "end = time.time() + 30\n"
+        "while not (rec / 'bot-grpo_seed0.bench_result.json').exists() and time.time() < end:\n"
+        "    time.sleep(0.1)\n"
+        "sys.exit(0)\n"
+    )
+    real_popen = subprocess.Popen
+    monkeypatch.setattr(
+        driver.subprocess, "Popen", lambda cmd, cwd: real_popen([sys.executable, "-c", script])
+    )
+    monkeypatch.setattr(sys, "argv", ["real_bench.py"])
+    assert driver.main() == 0
+    assert any("records after bot-grpo seed 0 (finished; the command goes on" in m for m in commits)
+    assert "botgrpo bench exit 0" in commits[-1]
+    assert driver.committed("react-tuned") == {("bot-grpo", 0)}
