@@ -98,6 +98,9 @@ def run_row(
         "s_per_step": step_seconds(train, result, steps),
         "s_per_step_median": median_step_seconds(train),
         "wall_s": result.get("wall_s"),
+        # the host of the run's last (or only) stretch, :func:`botgrpo_bench.machine.machine_facts`
+        "machine": result.get("machine"),
+        "resumed": result.get("resumed"),
         "zero_spread_frac": mean_of(train, "groups/zero_spread_frac"),
         "outcome_zero_spread_frac": mean_of(train, "groups/outcome_zero_spread_frac"),
         "outcome_zero_spread_frac_last": mean_of(train, "groups/outcome_zero_spread_frac", last=10),

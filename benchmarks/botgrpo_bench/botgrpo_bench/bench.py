@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import sys
 import time
 from collections.abc import Callable
@@ -27,27 +26,10 @@ from typing import Any
 
 from botgrpo_bench.config import BenchError, BenchFile, load_bench
 from botgrpo_bench.execute import execute
+from botgrpo_bench.machine import machine_note
 from botgrpo_bench.plan import Job, plan, planned_labels, run_label
 from botgrpo_bench.runs import read_jsonl
 from botgrpo_bench.warm import warm_starts
-
-
-def machine_note() -> str:
-    """One line describing this machine (for the results' provenance)."""
-    import torch
-
-    cpu = platform.processor() or platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return (
-        f"{os.cpu_count()} CPU cores ({cpu}), Python {platform.python_version()}, torch {torch.__version__}, "
-        f"{platform.system()} {platform.release()}"
-    )
 
 
 def _load_average() -> tuple[float, float, float] | None:

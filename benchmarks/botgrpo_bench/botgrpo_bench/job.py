@@ -27,6 +27,10 @@ def main(job_file: str) -> int:
         import torch
 
         torch.set_num_threads(int(spec.get("threads", 1)))
+        from botgrpo_bench.machine import machine_facts
+
+        result["machine"] = machine_facts()
+        result["resumed"] = bool(spec.get("resume"))
         from botgrpo_core.config.loading import parse_config
         from botgrpo_core.engine.run import run_training
 

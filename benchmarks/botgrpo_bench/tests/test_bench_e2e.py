@@ -58,6 +58,7 @@ def test_quick_bench_runs_end_to_end(tmp_path: Path) -> None:
     assert {(r["task"], r["method"]) for r in runs} == {
         (t, m) for t in ("math", "react") for m in ("bot-grpo", "grpo")
     }
+    assert all(r["machine"]["cpu"] and r["resumed"] is False for r in runs)  # where each run ran
     assert all(r["status"] == "ok" for r in runs), [r["error"] for r in runs]
     assert all(
         r["pass_k"]["k"] == 2 and 0.0 <= r["pass_k"]["pass@1"] <= r["pass_k"]["pass@2"] <= 1 for r in runs

@@ -81,6 +81,8 @@ def test_a_killed_run_resumes_from_its_checkpoint(tmp_path: Path) -> None:
     log = (run_dir / LOG_FILE).read_text()
     assert "resuming math/bot-grpo/seed0 from its last checkpoint" in log
     assert "resuming from" in log  # the trainer's own line: it continued, it did not start again
+    assert result["resumed"] is True  # the record says this stretch continued a checkpoint, and where it ran
+    assert result["machine"]["cpu_capability"] and result["machine"]["torch"]
     steps = [json.loads(line) for line in (run_dir / "metrics.jsonl").read_text().splitlines()]
     trained = [r["step"] for r in steps if r["kind"] == "train"]
     assert trained == list(range(1, STEPS + 1))  # each step once: none lost, none trained twice
@@ -97,6 +99,7 @@ def test_a_changed_run_file_starts_again(tmp_path: Path) -> None:
     result = run_job(changed, threads=1, timeout_s=600, extra={})
     assert result["status"] == "ok", result.get("error")
     assert "resuming" not in (run_dir / LOG_FILE).read_text()
+    assert result["resumed"] is False
     trained = [
         json.loads(line)["step"]
         for line in (run_dir / "metrics.jsonl").read_text().splitlines()
