@@ -21,6 +21,9 @@ from typing import Any
 ROLLOUT_KEYS = ("completions/mean_length", "completions/min_length", "completions/max_length", "reward")
 #: what the update computed from them
 UPDATE_KEYS = ("loss", "grad_norm")
+#: what the training model's forward gave on the rollouts; at step 1 the weights are the seed's initial ones, so
+#: with the same rollouts a difference here is the forward pass itself (the host's kernels), not the update
+FORWARD_KEY = "entropy"
 
 
 def _by_step(rows: list[dict[str, Any]], kind: str) -> dict[int, dict[str, Any]]:
@@ -33,7 +36,8 @@ def _rel(a: float, b: float) -> float:
 
 def compare(a: list[dict[str, Any]], b: list[dict[str, Any]]) -> dict[str, Any]:
     """``first_rollout_difference`` (a step, or None), ``update_rel_diff_before`` (the largest relative difference
-    of :data:`UPDATE_KEYS` at the steps before it), ``evals`` (``step -> {key: (a, b)}`` for the shared held-out
+    of :data:`UPDATE_KEYS` at the steps before it), ``first_step_forward`` (:data:`FORWARD_KEY` of each at the
+    first shared step), ``evals`` (``step -> {key: (a, b)}`` for the shared held-out
     keys) and ``evals_equal``."""
     ta, tb = _by_step(a, "train"), _by_step(b, "train")
     steps = sorted(set(ta) & set(tb))
@@ -48,6 +52,7 @@ def compare(a: list[dict[str, Any]], b: list[dict[str, Any]]) -> dict[str, Any]:
         (_rel(ta[s][k], tb[s][k]) for s in before for k in UPDATE_KEYS if k in ta[s] and k in tb[s]),
         default=0.0,
     )
+    forward = (ta[steps[0]].get(FORWARD_KEY), tb[steps[0]].get(FORWARD_KEY)) if steps else (None, None)
     ea, eb = _by_step(a, "eval"), _by_step(b, "eval")
     evals = {}
     for s in sorted(set(ea) & set(eb)):
@@ -60,6 +65,7 @@ def compare(a: list[dict[str, Any]], b: list[dict[str, Any]]) -> dict[str, Any]:
         "steps_compared": len(steps),
         "first_rollout_difference": first,
         "update_rel_diff_before": update,
+        "first_step_forward": forward,
         "evals": evals,
         "evals_equal": equal,
     }
@@ -83,6 +89,12 @@ def main(argv: list[str] | None = None) -> int:
     first = out["first_rollout_difference"]
     print(f"training steps compared: {out['steps_compared']}")
     print("rollouts: " + ("the same at every step" if first is None else f"first differ at step {first}"))
+    fa, fb = out["first_step_forward"]
+    if first != 1 and fa is not None and fb is not None:
+        print(
+            f"forward at step 1 (the same weights, the same rollouts): {FORWARD_KEY} {fa!r} vs {fb!r} "
+            + ("(bit-equal)" if fa == fb else f"(relative difference {_rel(fa, fb):.1e})")
+        )
     print(
         f"update (loss, grad norm) before that: largest relative difference {out['update_rel_diff_before']:.2e}"
     )

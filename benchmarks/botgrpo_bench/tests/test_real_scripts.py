@@ -139,3 +139,22 @@ def test_real_determinism_equal_changed_and_missing(tmp_path: Path, capsys: Any)
 
     assert script.main([str(tmp_path / "a.jsonl.gz"), str(tmp_path / "gone.jsonl.gz")]) == 2
     assert "gone.jsonl.gz is not a file" in capsys.readouterr().err
+
+
+def test_real_determinism_names_a_first_step_forward_that_differs(tmp_path: Path, capsys: Any) -> None:
+    """Same rollouts at step 1 but another entropy: the forward pass itself differs (the host's kernels)."""
+    script = _script("real_determinism")
+    rows = _metrics([0.1, 0.5, 0.3], [0.0] * 5 + [0.5] * 5)
+    for r in rows:
+        if r["kind"] == "train":
+            r["entropy"] = 0.4995202273130417
+    other = [dict(r) for r in rows]
+    for r in other:
+        if r["kind"] == "train" and r["step"] == 1:
+            r["entropy"] = 0.49952032417058945
+    _write_gz(tmp_path / "a.jsonl.gz", rows)
+    _write_gz(tmp_path / "b.jsonl.gz", other)
+    script.main([str(tmp_path / "a.jsonl.gz"), str(tmp_path / "b.jsonl.gz")])
+    assert "relative difference 1.9e-07" in capsys.readouterr().out
+    script.main([str(tmp_path / "a.jsonl.gz"), str(tmp_path / "a.jsonl.gz")])
+    assert "(bit-equal)" in capsys.readouterr().out
