@@ -9,7 +9,9 @@ step 0); the final value of each extra metric the level reports (``-`` where a r
 added after the react-lr5e-5 runs); the training rollouts' success (React: compiles and not trivial; math: the right
 answer) over the first and last 10 steps; the share of rollouts cut at the length cap over the last 10 steps; the
 median seconds per step, and the minutes of training steps summed (evaluations left out; a run resumed after a stop
-counts each step once). Unfinished runs are listed with their status.
+counts each step once); the host its last stretch ran on (CPU and torch's kernel level, from the ``machine`` the bench
+records since ee4fe7e; ``-`` for earlier runs; "resumed" when it continued a checkpoint). Unfinished runs are listed
+with their status.
 """
 
 from __future__ import annotations
@@ -74,7 +76,13 @@ def table(folders: list[Path]) -> str:
         ]
         + ["run mean"]
         + [f"final {k.removeprefix('sampled/')}" for k in extras]
-        + ["train success, steps 1-10 -> last 10", "clipped, last 10", "s/step (median)", "training min"]
+        + [
+            "train success, steps 1-10 -> last 10",
+            "clipped, last 10",
+            "s/step (median)",
+            "training min",
+            "host",
+        ]
     )
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in runs:
@@ -100,9 +108,18 @@ def table(folders: list[Path]) -> str:
             _mean([m[CLIPPED] for m in train[-10:] if CLIPPED in m]),
             _num(r.get("s_per_step_median"), 0),
             f"{sum(m.get('step_time', 0.0) for m in train) / 60:.0f}" if train else "-",
+            _host(r.get("machine"), r.get("resumed")),
         ]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
+
+
+def _host(machine: Any, resumed: Any) -> str:
+    """``AMD EPYC, AVX512`` (``; resumed`` when the run continued a checkpoint); ``-`` when not recorded."""
+    if not isinstance(machine, dict):
+        return "-"
+    cpu = str(machine.get("cpu", "?")).replace("(R)", "").replace(" Processor", "").strip()
+    return f"{cpu}, {machine.get('cpu_capability', '?')}" + ("; resumed" if resumed else "")
 
 
 def _num(value: Any, digits: int = 3) -> str:

@@ -108,7 +108,10 @@ def test_real_run_table_cells_by_hand(tmp_path: Path) -> None:
     assert cells["train success, steps 1-10 -> last 10"] == "0.000 -> 0.500"
     assert cells["clipped, last 10"] == "0.500"
     assert cells["training min"] == "10"  # 20 steps x 30 s
-    assert head[-5:-4] == ["final length"]  # the length column last of the extras
+    assert (
+        head[head.index("train success, steps 1-10 -> last 10") - 1] == "final length"
+    )  # last of the extras
+    assert cells["host"] == "-"  # a row written before the bench recorded hosts
 
 
 def test_real_run_table_lr_cell_without_a_run_file(tmp_path: Path) -> None:
@@ -171,3 +174,12 @@ def test_real_forward_probe_is_bit_equal_twice_in_one_process() -> None:
     assert {k: v for k, v in first.items() if k != "threads"} == {
         k: v for k, v in second.items() if k != "threads"
     }
+
+
+def test_real_run_table_names_the_host_a_run_ran_on(tmp_path: Path) -> None:
+    folder = _folder(tmp_path)
+    row = json.loads((folder / "runs.jsonl").read_text().splitlines()[0])
+    row |= {"machine": {"cpu": "Intel(R) Xeon(R) Processor", "cpu_capability": "AVX512"}, "resumed": True}
+    (folder / "runs.jsonl").write_text(json.dumps(row) + "\n", encoding="utf-8")
+    lines = _script("real_run_table").table([folder]).splitlines()
+    assert lines[2].rstrip(" |").endswith("Intel Xeon, AVX512; resumed")
