@@ -44,11 +44,13 @@ ORDER: list[tuple[Any, ...]] = [
     # seed 0 next, so that its answer comes this session; seeds 1-2 after React's other methods
     ("react-centred", ["bot-grpo"], [0]),
     ("react-tuned", ["bot-grpo", "grpo"], [0, 1, 2], "react-tuned"),
-    ("react-tuned", ["dapo", "gspo", "pure"], [0], "react-tuned-others"),
-    ("react-centred", ["bot-grpo"], [0, 1, 2]),
-    # math (bench_real.yaml, "MATH LEVEL", fixed before any of its runs); its stage 2 is added once its rule is applied
+    # math (bench_real.yaml, "MATH LEVEL", fixed before any of its runs); its stage 2 is added once its rule is
+    # applied. Moved before React's other methods on 2026-12-04 (bench_real.yaml, "ORDER, CHANGED"): math's stage 2
+    # cannot be fixed before its stage 1 has run, and no run's settings depend on the order.
     ("math-lr5e-5", ["bot-grpo", "grpo"], [0]),
     ("math-lr2e-4", ["bot-grpo", "grpo"], [0]),
+    ("react-tuned", ["dapo", "gspo", "pure"], [0], "react-tuned-others"),
+    ("react-centred", ["bot-grpo"], [0, 1, 2]),
 ]
 
 
