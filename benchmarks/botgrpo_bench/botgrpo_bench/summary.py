@@ -271,8 +271,9 @@ def _comparison_lines(
                       "standing in; the mean is no bound, read the seeds)"),
         }[ratio["bound"]]  # fmt: skip
         out.append(
-            f"- **Steps to target, {reference} / {candidate}: {sign}{r_mean:.2f}** (per seed {r_lo:.2f}-{r_hi:.2f}, "
-            f"{n} paired seeds){bound}; {candidate} reached the target first in {ratio['wins']} of {n}."
+            f"- **Steps to target, {reference} / {candidate}: {sign}{r_mean:.2f}** (the mean of the per-seed ratios, "
+            f"{r_lo:.2f}-{r_hi:.2f} over {n} paired seeds; the regime table's ratio is of the seed-mean steps)"
+            f"{bound}; {candidate} reached the target first in {ratio['wins']} of {n}."
         )
     else:
         out.append(
