@@ -49,10 +49,10 @@ ORDER: list[tuple[Any, ...]] = [
     # cannot be fixed before its stage 1 has run, and no run's settings depend on the order.
     ("math-lr5e-5", ["bot-grpo", "grpo"], [0]),
     ("math-lr2e-4", ["bot-grpo", "grpo"], [0]),
-    # math's stage 2 (bench_real.yaml, "MATH'S STAGE 2, CHANGED"; benchmarks/results/real_select_math.json: both
-    # methods took 2e-4): added 2026-12-05 after stage 1's rule was applied, before any of these runs. Placed after
-    # React's other methods, whose dapo run finished and gspo run had begun when this was added.
     ("react-tuned", ["dapo", "gspo", "pure"], [0], "react-tuned-others"),
+    # math's stage 2 (bench_real.yaml, "MATH'S STAGE 2, CHANGED"; benchmarks/results/real_select_math.json: both
+    # methods took 2e-4): added 2026-12-05 after stage 1's rule was applied, before any of these runs; after
+    # React's other methods, whose dapo run had finished and gspo run begun by then. Seed 0 is stage 1's run.
     ("math-lr2e-4", ["bot-grpo", "grpo"], [0, 1, 2]),
     ("math-lr2e-4", ["dapo"], [0], "math-lr2e-4-others"),
     ("react-centred", ["bot-grpo"], [0, 1, 2]),
