@@ -132,6 +132,24 @@ def test_sequence_ratio_equals_token_ratio_when_log_ratio_is_constant_per_row() 
     assert mt["ratio_mean"].item() == pytest.approx(ms["ratio_mean"].item(), abs=1e-6)
 
 
+def test_gspo_gradient_equals_grpo_gradient_on_policy() -> None:
+    """One update per rollout batch (old = logp): every ratio is 1, so with outcome (per-row) advantages and the
+    sequence mean, d/dlogp of GSPO's s_i = exp(mean_t log r) is GRPO's mean_t d/dlogp of r_t: the same step.
+    Zheng et al. 2025 (GSPO, arXiv:2507.18071), its gradient analysis; the real-model bench's GSPO run repeats GRPO's rollouts."""
+    b = make_batch(6)
+    old = b["logp"].detach()
+    grads = []
+    for ratio_level, eps in (("token", 0.2), ("sequence", 3e-4)):  # the grpo and gspo presets' clip ranges
+        logp = old.clone().requires_grad_(True)
+        loss, _ = policy_loss(
+            logp, old, b["adv_seq"], b["mask"], ratio_level=ratio_level, eps_low=eps, eps_high=eps
+        )
+        loss.backward()
+        grads.append(torch.nan_to_num(logp.grad))
+    assert grads[0].abs().sum() > 0
+    assert torch.allclose(grads[0], grads[1], atol=1e-7)
+
+
 def test_gspo_ratio_is_exp_of_mean_log_ratio() -> None:
     b = make_batch(5)
     _, metrics = policy_loss(b["logp"], b["old"], b["adv_seq"], b["mask"], ratio_level="sequence")
