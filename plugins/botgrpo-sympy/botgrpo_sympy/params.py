@@ -105,6 +105,14 @@ class StepsParams(_Common):
     accept_rounding: bool = Field(
         True, description="'1/3 = 0.33' counts as correct when the decimal is the value rounded or truncated"
     )
+    truncated_cut: Literal["line", "sentence"] = Field(
+        "line",
+        description="a completion the length cap cut: what of its unfinished end is no claim. 'line': all "
+        "after the last newline (a one-line solution cut at the cap has no claim checked: run-on answers "
+        "escape their -1, docs/results.md, math stage 2); 'sentence': only what follows the last newline or "
+        "sentence break ('.', '!' or '?' then white space; '2. ' counts), whichever is later. 'line' is the "
+        "default only while issue 37's math bench runs on it; new runs should set 'sentence'",
+    )
 
     @field_validator("step_regex")
     @classmethod

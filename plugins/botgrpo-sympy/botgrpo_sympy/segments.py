@@ -55,6 +55,24 @@ def _trimmed(text: str, start: int, end: int) -> Piece | None:
     return Piece(text[start:end], start, end) if end > start else None
 
 
+#: The end of a finished sentence inside a line: '.', '!' or '?' then white space.
+_SENTENCE_END = re.compile(r"[.!?](?=\s)")
+_MARKER_ONLY = re.compile(r"\s*\(?(?:\d{1,3}|[A-Za-z])[.)]")  # "2." at the line's start is no sentence
+
+
+def unfinished_start(completion: str, mode: str) -> int:
+    """Where the unfinished end of a completion the length cap cut begins (``truncated_cut``): after the last
+    newline ('line'), or after the later of that and the line's last sentence break ('sentence'), so the
+    finished sentences of a one-line solution are checked; "2. 36 + 14 = 5" stays whole (a list marker)."""
+    cut = completion.rfind("\n") + 1
+    if mode == "sentence":
+        ends = [m.end() for m in _SENTENCE_END.finditer(completion, cut)]
+        if ends and _MARKER_ONLY.fullmatch(completion, cut, ends[0]):
+            ends = ends[1:]
+        cut = max([cut, *ends])
+    return cut
+
+
 def split_steps(
     completion: str, mode: SplitMode = "auto", pattern: str | None = None, *, timeout_s: float = 1.0
 ) -> list[Piece]:

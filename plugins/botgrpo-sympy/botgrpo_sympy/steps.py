@@ -18,7 +18,8 @@ It is the one home of the verdict order above (which check runs first, what a li
 one), kept in one module (under 500 lines) so that the order reads in one place; reading the prompt's
 premises and a side (``premises``), the demo fast path (``fastpath``), the answer, case and claim-text
 jobs live in their own modules (``answer``, ``answerline``, ``cases``, ``claimtext``). A completion the
-length cap cut (``truncated``) has its last line read as no claim.
+length cap cut (``truncated``) has its unfinished end read as no claim (``truncated_cut``: its last line, or its
+last sentence).
 """
 
 from __future__ import annotations
@@ -69,7 +70,15 @@ from botgrpo_sympy.mathparse import parse_value
 from botgrpo_sympy.numeval import Evaluator, Value
 from botgrpo_sympy.params import StepsParams
 from botgrpo_sympy.premises import parse_side, prompt_premises, prompt_tail
-from botgrpo_sympy.segments import ANSWER_HEADER, Claim, Piece, extract_answer, find_claims, split_steps
+from botgrpo_sympy.segments import (
+    ANSWER_HEADER,
+    Claim,
+    Piece,
+    extract_answer,
+    find_claims,
+    split_steps,
+    unfinished_start,
+)
 
 #: Failures inside one claim's check (sympy/mpmath internals): that claim scores 0, the rest goes on.
 _CLAIM_FAILURES = (*CHECK_FAILURES, sympy.polys.polyerrors.BasePolynomialError, mpmath.libmp.NoConvergence)
@@ -80,8 +89,8 @@ class StepChecker:
 
     def __init__(self, params: StepsParams, prompt: str, completion: str, truncated: bool = False) -> None:
         self.params = params
-        # A completion the length cap cut: its last line (after the last newline) is unfinished, no claim.
-        self.cut = completion.rfind("\n") + 1 if truncated else len(completion)
+        # A completion the length cap cut: its unfinished end (the last line, or its last sentence) is no claim.
+        self.cut = unfinished_start(completion, params.truncated_cut) if truncated else len(completion)
         self.limits = params.limits
         self.completion = completion
         self.prompt = prompt
@@ -136,7 +145,8 @@ class StepChecker:
     def _check_cut_step(self, step: Piece) -> list[tuple[int, int, float, dict[str, Any]]]:
         """A step that reaches into the unfinished last line: its finished lines are checked, the cut line is a 0
         span of its own ("2. 36 + 14 = 5" where the cap cut "50" is no claim)."""
-        status = {"claims": [], "status": "not checked: the last line, cut by the length cap"}
+        end = "last line" if self.params.truncated_cut == "line" else "unfinished sentence"
+        status = {"claims": [], "status": f"not checked: the {end}, cut by the length cap"}
         cut = max(self.cut, step.start)
         line = Piece(self.completion[cut : step.end], cut, step.end)
         head = self.completion[step.start : cut].rstrip()

@@ -319,3 +319,55 @@ def test_an_answer_of_several_values_is_refuted_by_a_value_found_nowhere(answer:
 def test_a_numeral_with_a_digit_outside_its_base_is_refuted(answer: str, expected: int) -> None:
     text = f"Fifty is six eights and two, since $6 \\cdot 8 = 48$.\n{answer}"
     assert _values("Write fifty in base 8.", text)[-1] == expected
+
+
+# --- issue 37: a cut one-line solution had none of its claims checked (truncated_cut) -----------------------------
+SENTENCE = StepsParams(step_split="lines", truncated_cut="sentence")
+
+
+def _cut_values(params: StepsParams, completion: str) -> list[tuple[int, str]]:
+    return [(int(v), completion[a:b]) for a, b, v, _ in check_steps(params, "", completion, truncated=True)]
+
+
+def test_line_cut_leaves_a_one_line_solution_unchecked_sentence_cut_does_not() -> None:
+    completion = "So 9 + 12 = 11 apples. The answer is 11. The answer is 11. The answer"  # 9 + 12 is 21
+    assert _cut_values(PROSE, completion) == [(0, completion)]  # the hole: the false claim escapes its -1
+    assert _cut_values(SENTENCE, completion) == [
+        (-1, "So 9 + 12 = 11 apples. The answer is 11. The answer is 11."),
+        (0, "The answer"),
+    ]
+    right = "So 9 + 12 = 21 apples. The answer is 21. The ans"
+    assert _cut_values(SENTENCE, right) == [(1, "So 9 + 12 = 21 apples. The answer is 21."), (0, "The ans")]
+
+
+@pytest.mark.parametrize(
+    ("completion", "expected"),
+    [
+        # a list marker is no sentence: the cut line stays whole, as under 'line'
+        ("1. 27 + 19 = 46 pens.\n2. 46 + 14 = 6", [(1, "1. 27 + 19 = 46 pens."), (0, "2. 46 + 14 = 6")]),
+        ("a) 27 + 19 = 4", [(0, "a) 27 + 19 = 4")]),
+        # a period with no white space after it may be a decimal point the cap cut ("5." of "5.5")
+        ("It costs 3.5 + 2 = 5.", [(0, "It costs 3.5 + 2 = 5.")]),
+        # white space after the break: that sentence was finished
+        ("It costs 3.5 + 2 = 5. ", [(-1, "It costs 3.5 + 2 = 5.")]),
+        (
+            "He has 3 + 4 = 7 apples! Then 7 - 2 = 6 and",
+            [(1, "He has 3 + 4 = 7 apples!"), (0, "Then 7 - 2 = 6 and")],
+        ),
+        ("2. 46 + 14 = 60. Then 60 - 5 = 5", [(1, "2. 46 + 14 = 60."), (0, "Then 60 - 5 = 5")]),
+    ],
+)
+def test_sentence_cut_keeps_only_the_unfinished_sentence_out(
+    completion: str, expected: list[tuple[int, str]]
+) -> None:
+    assert _cut_values(SENTENCE, completion) == expected
+
+
+def test_truncated_cut_changes_nothing_for_a_finished_completion() -> None:
+    completion = "So 9 + 12 = 11 apples. The answer is 11.\n2. 46 + 14 = 60. Then 60 - 5 = 5"
+    assert check_steps(SENTENCE, "", completion) == check_steps(PROSE, "", completion)
+
+
+def test_truncated_cut_refuses_an_unknown_mode() -> None:
+    with pytest.raises(ValueError, match="truncated_cut"):
+        StepsParams(truncated_cut="word")
