@@ -55,7 +55,11 @@ ORDER: list[tuple[Any, ...]] = [
     # React's other methods, whose dapo run had finished and gspo run begun by then. Seed 0 is stage 1's run.
     ("math-lr2e-4", ["bot-grpo", "grpo"], [0, 1, 2]),
     ("math-lr2e-4", ["dapo"], [0], "math-lr2e-4-others"),
+    # the cut fix (bench_real.yaml, "MATH'S CUT FIX": added 2026-12-05 before any of its runs, a test of the
+    # cause math-lr2e-4's seed 1 showed): seed 0 before the centred arm's seeds 1-2, seeds 1-2 after them
+    ("math-lr2e-4-cutfix", ["bot-grpo"], [0]),
     ("react-centred", ["bot-grpo"], [0, 1, 2]),
+    ("math-lr2e-4-cutfix", ["bot-grpo"], [0, 1, 2]),
 ]
 
 
