@@ -57,7 +57,6 @@ def _trimmed(text: str, start: int, end: int) -> Piece | None:
 
 #: The end of a finished sentence inside a line: '.', '!' or '?' then white space.
 _SENTENCE_END = re.compile(r"[.!?](?=\s)")
-_MARKER_ONLY = re.compile(r"\s*\(?(?:\d{1,3}|[A-Za-z])[.)]")  # "2." at the line's start is no sentence
 
 
 def unfinished_start(completion: str, mode: str) -> int:
@@ -67,7 +66,8 @@ def unfinished_start(completion: str, mode: str) -> int:
     cut = completion.rfind("\n") + 1
     if mode == "sentence":
         ends = [m.end() for m in _SENTENCE_END.finditer(completion, cut)]
-        if ends and _MARKER_ONLY.fullmatch(completion, cut, ends[0]):
+        marker = _LIST_MARKER.match(completion, cut)  # "2. " at the line's start is no sentence
+        if ends and marker and ends[0] <= marker.end():
             ends = ends[1:]
         cut = max([cut, *ends])
     return cut
