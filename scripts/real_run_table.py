@@ -8,10 +8,11 @@ level metric at step 0, its best evaluation (with the step) and its final one; t
 step 0); the final value of each extra metric the level reports (``-`` where a run has none: substantive_rate was
 added after the react-lr5e-5 runs); the training rollouts' success (React: compiles and not trivial; math: the right
 answer) over the first and last 10 steps; the share of rollouts cut at the length cap over the last 10 steps; the
-median seconds per step, and the minutes of training steps summed (evaluations left out; a run resumed after a stop
-counts each step once); the host its last stretch ran on (CPU and torch's kernel level, from the ``machine`` the bench
-records since ee4fe7e; ``-`` for earlier runs; "resumed" when it continued a checkpoint). Unfinished runs are listed
-with their status.
+rollouts drawn a step, on average (prompts x group size, once more for each extra round DAPO's dynamic sampling drew:
+its steps see more rollouts than the others'); the median seconds per step, and the minutes of training steps summed
+(evaluations left out; a run resumed after a stop counts each step once); the host its last stretch ran on (CPU and
+torch's kernel level, from the ``machine`` the bench records since ee4fe7e; ``-`` for earlier runs; "resumed" when it
+continued a checkpoint). Unfinished runs are listed with their status.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from typing import Any
 import yaml
 
 CLIPPED = "completions/clipped_ratio"
+ROUNDS = "dynamic_sampling/rounds"  # extra generation rounds of a step (DAPO), each a whole batch
 
 
 def _mean(values: list[float]) -> str:
@@ -79,6 +81,7 @@ def table(folders: list[Path]) -> str:
         + [
             "train success, steps 1-10 -> last 10",
             "clipped, last 10",
+            "rollouts a step (mean)",
             "s/step (median)",
             "training min",
             "host",
@@ -106,12 +109,23 @@ def table(folders: list[Path]) -> str:
             f"{_mean([m['success_rate'] for m in train[:10] if 'success_rate' in m])} -> "
             f"{_mean([m['success_rate'] for m in train[-10:] if 'success_rate' in m])}",
             _mean([m[CLIPPED] for m in train[-10:] if CLIPPED in m]),
+            _drawn(r["config"].get("training", {}), train),
             _num(r.get("s_per_step_median"), 0),
             f"{sum(m.get('step_time', 0.0) for m in train) / 60:.0f}" if train else "-",
             _host(r.get("machine"), r.get("resumed")),
         ]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
+
+
+def _drawn(training: dict[str, Any], train: list[dict[str, Any]]) -> str:
+    """Mean rollouts drawn a step: prompts_per_step x group_size x (1 + the step's extra rounds); ``-`` without a
+    run file."""
+    prompts, group = training.get("prompts_per_step"), training.get("group_size")
+    if not (isinstance(prompts, int) and isinstance(group, int)):
+        return "-"
+    extra = statistics.fmean([m.get(ROUNDS, 0.0) for m in train]) if train else 0.0
+    return f"{prompts * group * (1 + extra):.0f}"
 
 
 def _host(machine: Any, resumed: Any) -> str:

@@ -183,3 +183,24 @@ def test_real_run_table_names_the_host_a_run_ran_on(tmp_path: Path) -> None:
     (folder / "runs.jsonl").write_text(json.dumps(row) + "\n", encoding="utf-8")
     lines = _script("real_run_table").table([folder]).splitlines()
     assert lines[2].rstrip(" |").endswith("Intel Xeon, AVX512; resumed")
+
+
+def test_real_run_table_counts_the_extra_rounds_of_dynamic_sampling(tmp_path: Path) -> None:
+    folder = _folder(tmp_path)
+    config = {"training": {"learning_rate": 2.0e-4, "prompts_per_step": 4, "group_size": 8}}
+    (folder / "metrics" / "bot-grpo_seed0.config.yaml").write_text(yaml.safe_dump(config), encoding="utf-8")
+    script = _script("real_run_table")
+    head = [c.strip() for c in script.table([folder]).splitlines()[0].strip("|").split("|")]
+    column = head.index("rollouts a step (mean)")
+    assert (
+        script.table([folder]).splitlines()[2].strip("|").split("|")[column].strip() == "32"
+    )  # no extra round
+    rows = _metrics([0.1, 0.5, 0.3], [0.0] * 20)
+    for k, row in enumerate(r for r in rows if r["kind"] == "train"):
+        row["dynamic_sampling/rounds"] = [0.0, 1.0, 2.0, 1.0][k % 4]  # mean 1.0 over the 20 steps
+    _write_gz(folder / "metrics" / "bot-grpo_seed0.metrics.jsonl.gz", rows)
+    assert (
+        script.table([folder]).splitlines()[2].strip("|").split("|")[column].strip() == "64"
+    )  # 32 x (1 + 1)
+    bare = script.table([_folder(tmp_path / "bare")]).splitlines()[2]  # a run file without prompts_per_step
+    assert bare.strip("|").split("|")[column].strip() == "-"
