@@ -17,6 +17,7 @@ import json
 import random
 from collections.abc import Callable
 from pathlib import Path
+from typing import NamedTuple
 
 from botgrpo_bench.word_problems import PROMPTS  # the shipped instruction's one home
 
@@ -261,13 +262,279 @@ def _pages_read(r: random.Random, n: str) -> Story:
 EASY_TEMPLATES: dict[str, Callable[[random.Random, str], Story]] = {
     f.__name__.lstrip("_"): f for f in (_more, _eaten, _bags, _split, _coins, _birds, _wheels, _pages_read)
 }
-LEVELS = {"grade": (TEMPLATES, "word_problems"), "easy": (EASY_TEMPLATES, "easy_problems")}
+
+
+# ---- multi-step sets (issue 57): families of templates, each a story of a chosen number of operations ---------
+# A family is a story shape whose events are drawn per problem (which events, how many, which relation), so one
+# family makes many distinct stories of 2 to 5 operations; each returns the story, its answer, its number of
+# operations and a reference solution (one ``a op b = c`` line per operation, as the one-shot example writes them).
+# :class:`Numbers` sets the size of the numbers and whether multiplication and division appear.
+ITEMS = [
+    "marbles",
+    "stickers",
+    "cards",
+    "pencils",
+    "apples",
+    "stamps",
+    "beads",
+    "coins",
+    "buttons",
+    "toy cars",
+]
+FRIENDS = ["Max", "Nora", "Omar", "Pia", "Quinn", "Rosa", "Sam", "Tara"]
+OBJECT = {"she": "her", "he": "him"}
+
+Solved = tuple[str, int, int, list[str]]  # (story, answer, operations, reference solution lines)
+
+
+class Numbers(NamedTuple):
+    """How large a story's numbers are: counts a story starts from up to ``top``, amounts added, taken or paid up
+    to ``step``, factors and divisors up to ``factor``; ``mul``: multiplication and division appear."""
+
+    top: int = 20
+    step: int = 9
+    factor: int = 5
+    mul: bool = True
+
+
+class _Work:
+    """The reference solution as it is written: one line per operation."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+
+    def __call__(self, a: int, op: str, b: int) -> int:
+        value = {"+": a + b, "-": a - b, "*": a * b, "/": a // b}[op]
+        assert op != "/" or a % b == 0
+        self.lines.append(f"{a} {op} {b} = {value}")
+        return value
+
+
+def _cap(name: str) -> str:
+    return name[0].upper() + name[1:]
+
+
+def _inventory(r: random.Random, n: str, ops: int, num: Numbers) -> Solved:
+    """A count changed by events in turn (finds, is given, gives away, loses); with ``mul`` also bags of k."""
+    items, friend, p = r.choice(ITEMS), r.choice(FRIENDS), PRONOUN[n]
+    work = _Work()
+    count = r.randint(num.step + 1, max(num.top, num.step + 1))
+    text, left, bags = [f"{n} has {count} {items}."], ops, False
+    while left:
+        if num.mul and left >= 2 and not bags and r.random() < 0.5:
+            g, k = r.randint(2, num.factor), r.randint(2, num.factor)
+            text.append(f"{_cap(p)} buys {g} bags with {k} {items} in each bag.")
+            count = work(count, "+", work(g, "*", k))
+            left, bags = left - 2, True
+        elif count > 3 and r.random() < 0.5:
+            k = r.randint(2, min(num.step, count - 1))
+            text.append(
+                r.choice([f"{_cap(p)} gives {k} {items} to {friend}.", f"{_cap(p)} loses {k} {items}."])
+            )
+            count = work(count, "-", k)
+            left -= 1
+        else:
+            k = r.randint(2, num.step)
+            text.append(
+                r.choice([f"{_cap(p)} finds {k} more {items}.", f"{friend} gives {OBJECT[p]} {k} {items}."])
+            )
+            count = work(count, "+", k)
+            left -= 1
+    text.append(f"How many {items} does {p} have now?")
+    return " ".join(text), count, ops, work.lines
+
+
+GOODS = [("notebook", "notebooks"), ("pen", "pens"), ("book", "books"), ("ball", "balls"), ("cup", "cups")]
+SINGLES = ["a ruler", "a bag", "a hat", "a scarf", "a lamp", "a map"]
+
+
+def _shop(r: random.Random, n: str, ops: int, num: Numbers) -> Solved:
+    """A bill: with ``mul`` some goods bought q at a price each; single things at a price; then change or not."""
+    p = PRONOUN[n]
+    shapes = [  # (goods bought by the piece, single things, change): operations = goods + (parts - 1) + change
+        (g, s, c)
+        for g in ((0, 1, 2) if num.mul else (0,))
+        for s in range(0, 7)
+        for c in (0, 1)
+        if g + s >= 1 and g + (g + s - 1) + c == ops and (num.mul or s >= 2)
+    ]
+    g, s, c = r.choice(shapes)
+    work = _Work()
+    parts, costs = [], []
+    for _one, many in r.sample(GOODS, g):
+        q, price = r.randint(2, num.factor), r.randint(2, num.step)
+        parts.append(f"{q} {many} for ${price} each")
+        costs.append(work(q, "*", price))
+    for thing in r.sample(SINGLES, s):
+        price = r.randint(2, num.step)
+        parts.append(f"{thing} for ${price}")
+        costs.append(price)
+    total = costs[0]
+    for cost in costs[1:]:
+        total = work(total, "+", cost)
+    bought = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+    text = f"{n} buys {bought}."
+    if not c:
+        return f"{text} How many dollars does {p} spend?", total, ops, work.lines
+    bill = next(b for b in (10, 20, 50, 100) if b > total)
+    change = work(bill, "-", total)
+    return (
+        f"{text} {_cap(p)} pays with a ${bill} bill. How many dollars of change does {p} get?",
+        change,
+        ops,
+        work.lines,
+    )
+
+
+def _relations(r: random.Random, n: str, ops: int, num: Numbers) -> Solved:
+    """A chain of people, each with some more, fewer or (``mul``) twice as many as the one before; the question
+    asks for the last one's count or the last few together: operations = relations + (people asked - 1)."""
+    shapes = [(m, q) for m in range(1, 5) for q in range(1, m + 2) if m + q - 1 == ops and q <= 3]
+    m, q = r.choice(shapes)
+    items = r.choice(ITEMS)
+    people = [n, *r.sample([f for f in FRIENDS], m)]
+    work = _Work()
+    counts = [r.randint(3, max(num.top, 4))]
+    text = [f"{n} has {counts[0]} {items}."]
+    for k in range(1, m + 1):
+        before, who = counts[-1], people[k]
+        kinds = ["more", "fewer"] + (["twice"] if num.mul and before <= num.top else [])
+        kind = r.choice([x for x in kinds if x != "fewer" or before > 2])
+        if kind == "more":
+            d = r.randint(2, num.step)
+            text.append(f"{who} has {d} more {items} than {people[k - 1]}.")
+            counts.append(work(before, "+", d))
+        elif kind == "fewer":
+            d = r.randint(1, min(num.step, before - 1))
+            text.append(f"{who} has {d} fewer {items} than {people[k - 1]}.")
+            counts.append(work(before, "-", d))
+        else:
+            text.append(f"{who} has twice as many {items} as {people[k - 1]}.")
+            counts.append(work(before, "*", 2))
+    asked = people[-q:]
+    total = counts[-q]
+    for value in counts[-q + 1 :] if q > 1 else []:
+        total = work(total, "+", value)
+    if q == 1:
+        text.append(f"How many {items} does {asked[0]} have?")
+    else:
+        names = ", ".join(asked[:-1]) + " and " + asked[-1]
+        text.append(f"How many {items} do {names} have together?")
+    return " ".join(text), total, ops, work.lines
+
+
+def _groups(r: random.Random, n: str, ops: int, num: Numbers) -> Solved:
+    """Boxes of k things, some taken or added, the rest shared equally: box product, events, one division."""
+    things, holder = r.choice(
+        [("crayons", "box"), ("cookies", "tray"), ("eggs", "carton"), ("books", "shelf")]
+    )
+    holders = "shelves" if holder == "shelf" else holder + ("es" if holder == "box" else "s")
+    while True:
+        work = _Work()
+        a, b = r.randint(2, num.factor + 1), r.randint(2, num.step + 1)
+        text = [f"{n} has {a} {holders} of {things} with {b} {things} in each {holder}."]
+        count = work(a, "*", b)
+        for _ in range(ops - 2):
+            if r.random() < 0.5 and count > 4:
+                k = r.randint(2, min(num.step, count - 2))
+                text.append(
+                    r.choice([f"{_cap(PRONOUN[n])} gives away {k} {things}.", f"{k} {things} are broken."])
+                )
+                count = work(count, "-", k)
+            else:
+                k = r.randint(2, num.step)
+                text.append(f"{_cap(PRONOUN[n])} gets {k} more {things}.")
+                count = work(count, "+", k)
+        ways = [d for d in range(2, num.factor + 1) if count % d == 0 and count // d >= 2]
+        if ways:
+            break
+    d = r.choice(ways)
+    share = work(count, "/", d)
+    text.append(
+        f"{_cap(PRONOUN[n])} shares them equally among {d} friends. How many {things} does each friend get?"
+    )
+    return " ".join(text), share, ops, work.lines
+
+
+PLANS = [  # (unit, what one does with a, what is left of a goal)
+    ("pages", "reads {a} pages", "The book has {t} pages. How many pages are left to read?"),
+    ("km", "rides {a} km", "The trip is {t} km long. How many km are left to ride?"),
+    ("dollars", "saves ${a}", "{P} wants a bike that costs ${t}. How many more dollars does {p} need?"),
+]
+WEEK = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
+
+
+def _days(r: random.Random, n: str, ops: int, num: Numbers) -> Solved:
+    """Progress over days: with ``mul`` a daily amount for some days (and a second one after it), amounts on single
+    days, and what is left of a goal; operations = rates + (parts - 1) + left."""
+    unit, act, rest = r.choice(PLANS)
+    p = PRONOUN[n]
+    shapes = [
+        (k, e, g)
+        for k in ((1, 2) if num.mul else (0,))
+        for e in range(0, 6)
+        for g in (0, 1)
+        if k + e >= 2 - num.mul and k + (k + e - 1) + g == ops
+    ]
+    k, e, g = r.choice(shapes)
+    work = _Work()
+    text, parts = [], []
+    if k:
+        a, b = r.randint(2, num.step), r.randint(2, num.factor)
+        first = f"{n} {act.format(a=a)} every day for {b} days"
+        parts.append(work(a, "*", b))
+        if k == 2:
+            a, b = r.randint(2, num.step), r.randint(2, num.factor)
+            first += f", then {act.format(a=a)} every day for {b} days"
+            parts.append(work(a, "*", b))
+        text.append(first + ".")
+    for day in WEEK[-e:] if k and e else WEEK[:e]:
+        a = r.randint(2, num.step)
+        text.append(f"On {day}, {n if not text else p} {act.format(a=a)}.")
+        parts.append(a)
+    total = parts[0]
+    for part in parts[1:]:
+        total = work(total, "+", part)
+    if g:
+        t = total + r.randint(1, num.top)
+        text.append(rest.format(t=t, P=_cap(p), p=p))
+        return " ".join(text), work(t, "-", total), ops, work.lines
+    text.append(f"How many {unit} does {p} {act.split()[0].removesuffix('s')} in total?")
+    return " ".join(text), total, ops, work.lines
+
+
+FAMILIES = {f.__name__.lstrip("_"): f for f in (_inventory, _shop, _relations, _groups, _days)}
+MUL_ONLY = {"groups"}  # families that need multiplication and division
+
+
+def multi_templates(
+    ops: tuple[int, ...], numbers: Numbers, families: tuple[str, ...] | None = None
+) -> dict[str, Callable[[random.Random, str], Solved]]:
+    """One template per family: each problem's number of operations drawn from ``ops``."""
+    names = families or tuple(f for f in FAMILIES if numbers.mul or f not in MUL_ONLY)
+
+    def bind(family: Callable[..., Solved]) -> Callable[[random.Random, str], Solved]:
+        return lambda r, n: family(r, n, r.choice(ops), numbers)
+
+    return {name: bind(FAMILIES[name]) for name in names}
+
+
+#: the multi-step sets' numbers and operation counts, chosen on training problems (scripts/multistep_start.py,
+#: benchmarks/results/multistep_levels.json; /work notes of issue 57)
+MULTI = {"multi23": ((2, 3), Numbers()), "multi45": ((4, 5), Numbers())}
+LEVELS = {
+    "grade": (TEMPLATES, "word_problems"),
+    "easy": (EASY_TEMPLATES, "easy_problems"),
+    **{name: (multi_templates(ops, numbers), f"{name}_problems") for name, (ops, numbers) in MULTI.items()},
+}
+#: problems per template when --per-template is not given: 130 per family gives >= 128 held out
+PER_TEMPLATE = {"grade": 25, "easy": 40, "multi23": 130, "multi45": 130}
 
 
 def make(
     per_template: int = 25,
     seed: int = 0,
-    templates: dict[str, Callable[[random.Random, str], Story]] = TEMPLATES,
+    templates: dict[str, Callable[[random.Random, str], Story | Solved]] = TEMPLATES,
 ) -> list[dict[str, object]]:
     """``per_template`` problems from each template, the story's numbers drawn with ``seed``."""
     rng = random.Random(seed)
@@ -276,35 +543,39 @@ def make(
         seen: set[str] = set()
         k = 0
         while k < per_template:
-            text, answer, steps = template(rng, rng.choice(NAMES))
+            text, answer, steps, *solution = template(rng, rng.choice(NAMES))
             if text in seen or answer <= 0:
                 continue
             seen.add(text)
-            rows.append(
-                {
-                    "id": f"{name}-{k}",
-                    "prompt": [{"role": "user", "content": PROMPTS["shipped"].format(story=text)}],
-                    "answer": str(answer),
-                    "steps": steps,
-                    "template": name,
-                    "split": "heldout" if k % 5 == 4 else "train",
-                }
-            )
+            row: dict[str, object] = {
+                "id": f"{name}-{k}",
+                "prompt": [{"role": "user", "content": PROMPTS["shipped"].format(story=text)}],
+                "answer": str(answer),
+                "steps": steps,
+                "template": name,
+                "split": "heldout" if k % 5 == 4 else "train",
+            }
+            if solution:  # the multi-step families' reference solution, one line per operation
+                row["solution"] = "\n".join([*solution[0], f"The answer is {answer}."])
+            rows.append(row)
             k += 1
     return rows
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--per-template", type=int, default=25)
+    parser.add_argument("--per-template", type=int, default=None, help="default: PER_TEMPLATE of the level")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(
-        "--level", choices=sorted(LEVELS), default="grade", help="grade (the default set) or easy"
+        "--level",
+        choices=sorted(LEVELS),
+        default="grade",
+        help="grade (the default set), easy, multi23, multi45",
     )
     parser.add_argument("--output", type=Path, default=OUT, help="folder for <set>_<split>.jsonl")
     args = parser.parse_args()
     templates, stem = LEVELS[args.level]
-    rows = make(args.per_template, args.seed, templates)
+    rows = make(args.per_template or PER_TEMPLATE[args.level], args.seed, templates)
     args.output.mkdir(parents=True, exist_ok=True)
     for split in ("train", "heldout"):
         part = [r for r in rows if r["split"] == split]

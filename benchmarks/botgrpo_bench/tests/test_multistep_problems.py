@@ -1,0 +1,92 @@
+"""The multi-step word problems (issue 57): the families make stories whose reference solution has one line per
+operation and ends on the answer, and the line reference of scripts/multistep_truth.py labels arithmetic claims
+exactly (checked against hand-computed lines and against the generator's own solutions)."""
+
+from __future__ import annotations
+
+import importlib.util
+import random
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def _script(name: str) -> Any:
+    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    spec.loader.exec_module(module)  # type: ignore[union-attr]
+    return module
+
+
+make = _script("make_word_problems")
+truth = _script("multistep_truth")
+
+
+@pytest.mark.parametrize(
+    ("line", "label"),
+    [
+        ("2 * 5 = 10", 1),
+        ("9 + 10 = 19 shells.", 1),
+        ("19 - 4 = 16", -1),
+        ("1. 19 - 4 = 15", 1),
+        ("$3 x 4 = $12", 1),
+        ("3 × 4 = 13", -1),
+        ("12 ÷ 4 = 3", 1),
+        ("(2 + 3) * 4 = 20 = 21", -1),
+        ("1,000 + 5 = 1,005", 1),
+        ("10 / 3 = 3.33", 1),  # rounded to its own digits
+        ("10 / 3 = 3.4", -1),  # neither rounded nor cut
+        ("Total cost = 3 * 4 = 13", -1),
+        ("7 = 7", 1),  # true, whatever credit the checker gives it
+        ("The answer is 15.", None),
+        ("x = 5", None),
+        ("2 ** 5 = 32", None),  # outside the grammar
+        ("__import__('os') = 1", None),  # never evaluated
+        ("5 / 0 = 1", None),
+    ],
+)
+def test_the_reference_labels_lines_exactly(line: str, label: int | None) -> None:
+    assert truth.label_line(line)[0] == label
+
+
+def test_the_reference_parses_only_its_grammar() -> None:
+    with pytest.raises(truth.Unreadable):
+        truth.side_value("2 ** 900000")  # a power would be evaluated by eval; here it is refused
+    assert truth.side_value("-(3 + 4) / 2") == truth.Fraction(-7, 2)
+
+
+@pytest.mark.parametrize("level", ["multi23", "multi45"])
+def test_each_family_solves_its_story_in_its_operations(level: str) -> None:
+    ops, numbers = make.MULTI[level]
+    rng = random.Random(3)
+    for name, family in make.FAMILIES.items():
+        for k in range(40):
+            n = rng.choice(make.NAMES)
+            want = ops[k % len(ops)]
+            text, answer, steps, lines = family(rng, n, want, numbers)
+            assert steps == want == len(lines), (name, text, lines)
+            assert all(truth.label_line(line)[0] == 1 for line in lines), (name, lines)
+            assert int(lines[-1].rsplit("=", 1)[1]) == answer > 0, (name, text, lines)
+            stated = {int(x) for x in re.findall(r"\d+", text)}
+            operands = {int(x) for line in lines for x in re.findall(r"\d+", line.split("=")[0])}
+            results = {int(line.rsplit("=", 1)[1]) for line in lines}
+            assert operands <= stated | results | {2}, (name, text, lines)  # "twice": 2 is in the words
+
+
+def test_a_corrupted_solution_line_is_false() -> None:
+    rng = random.Random(5)
+    _, _, _, lines = make.FAMILIES["shop"](rng, "Ava", 4, make.MULTI["multi45"][1])
+    left, right = lines[-1].rsplit("=", 1)
+    assert truth.label_line(f"{left}= {int(right) + 1}")[0] == -1
+
+
+def test_line_verdicts_take_the_worst_span_of_a_line() -> None:
+    from botgrpo_core.signals import Span
+
+    text = "2 * 5 = 10\n9 + 10 = 20\nThe answer is 20."
+    spans = [Span(0, 10, 1.0), Span(11, 22, -1.0), Span(11, 16, 1.0), Span(23, 40, 0.0)]
+    assert truth.line_verdicts(text, spans) == {0: 1, 1: -1, 2: 0}
