@@ -167,3 +167,23 @@ class VisualParams(RendersParams):
     )
     judge_timeout_s: float = Field(60.0, gt=0, description="per-request limit of the vision model")
     max_new_tokens: int = Field(64, gt=0, description="tokens the vision model may answer with")
+
+
+class ChecksParams(RendersParams):
+    """``jsx.checks``: the share of a row's behaviour checks the rendered component passes."""
+
+    field: str = Field(
+        "checks", description="row field with the checks (botgrpo_jsx.checks_schema.CheckSuite)"
+    )
+    all_or_none: bool = Field(
+        False, description="1.0 only when every check passes, else 0.0 (default: the share passed)"
+    )
+    check_timeout_s: float = Field(
+        2.0,
+        gt=0,
+        description="limit per check (its steps and expectations); the rest of the page's checks "
+        "then do not run and fail",
+    )
+    timeout_s: float = Field(
+        10.0, gt=0, description="hard limit per page: the render and all its checks (the process is killed)"
+    )

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from botgrpo_core.signals import SignalSpec
 from botgrpo_core.signals.hookspecs import hookimpl
 from botgrpo_jsx.params import (
+    ChecksParams,
     CompilesParams,
     RendersParams,
     RulesParams,
@@ -21,6 +22,7 @@ from botgrpo_jsx.params import (
 )
 
 if TYPE_CHECKING:
+    from botgrpo_jsx.checks import ChecksScorer
     from botgrpo_jsx.renders import RenderErrorsScorer, RendersScorer
     from botgrpo_jsx.scorers import CompilesScorer, RulesScorer, SyntaxScorer, UnitsScorer
     from botgrpo_jsx.visual import VisualScorer
@@ -66,6 +68,17 @@ def make_render_errors(params: RendersParams) -> RenderErrorsScorer:
     from botgrpo_jsx.renders import RenderErrorsScorer
 
     return RenderErrorsScorer(params)
+
+
+def make_checks(params: ChecksParams) -> ChecksScorer:
+    """Build the ``jsx.checks`` scorer."""
+    from botgrpo_jsx.checks import ChecksScorer
+
+    return ChecksScorer(params)
+
+
+def _checks_fields(params: ChecksParams) -> tuple[str, ...]:
+    return (params.field,)
 
 
 def make_visual(params: VisualParams) -> VisualScorer:
@@ -146,6 +159,17 @@ SIGNALS = (
         params_model=RendersParams,
         own_pool=True,  # its own processes: workers/timeout_s/memory_mb come from the signal level
         description="negative spans where the render threw (source-mapped) and where React warned",
+    ),
+    SignalSpec(
+        name="jsx.checks",
+        kind="global",
+        bounds=(0.0, 1.0),
+        make_scorer=make_checks,
+        params_model=ChecksParams,
+        required_fields=_checks_fields,
+        own_pool=True,  # its own processes: workers/timeout_s/memory_mb come from the signal level
+        description="share of the row's behaviour checks (click, type, ... then an expectation) the rendered "
+        "component passes in the sandbox; 0 if it does not compile or render",
     ),
     SignalSpec(
         name="jsx.visual",

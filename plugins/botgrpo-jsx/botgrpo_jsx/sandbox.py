@@ -39,6 +39,8 @@ from botgrpo_core.signals import SampleError
 from botgrpo_jsx.nodeenv import JS_DIR
 
 RENDER_SCRIPT = JS_DIR / "render.js"
+#: the behaviour checks of ``jsx.checks``, loaded by the harness before the sample runs
+CHECKS_SCRIPT = JS_DIR / "checks.js"
 #: A user namespace (root inside, the caller outside), an empty network namespace, a pid namespace.
 #: The only files the sandbox may read are the harness and the pinned ``node_modules`` (React,
 #: react-dom, linkedom and their dependencies: public code, and nothing there can be executed).
@@ -103,7 +105,7 @@ class Sandbox:
         self.parallel, self.max_output = max(1, parallel), max_output
 
     def command(self) -> list[str]:
-        reads = [str(RENDER_SCRIPT), str(self.modules)]
+        reads = [str(RENDER_SCRIPT), str(CHECKS_SCRIPT), str(self.modules)]
         limit = self.memory_mb * (1 << 20)
         return [
             # prlimit (not preexec_fn, which is unsafe with the threads that run samples in parallel)
@@ -130,7 +132,12 @@ class Sandbox:
             return list(pool.map(lambda request: self.run_one(request, end), requests))
 
     def run_one(self, request: dict[str, Any], batch_end: float = math.inf) -> dict[str, Any] | SampleError:
-        """One render; ``batch_end`` (``time.monotonic()``) is the batch's deadline, if any."""
+        """One render; ``batch_end`` (``time.monotonic()``) is the batch's deadline, if any.
+
+        A request with ``checks`` (``jsx.checks``) gets the harness's reply with ``check_results``: one
+        ``{check, ok, why?, ms}`` per check the harness reported, written as each ended; a render that ran
+        past a deadline after some checks ended keeps those (``stopped`` says why) rather than an error.
+        """
         if time.monotonic() >= batch_end:
             return SampleError(self._batch_over("before this render started"), reason="timeout")
         nonce = secrets.token_hex(16)
@@ -158,18 +165,25 @@ class Sandbox:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
+        lines = _nonce_lines(output, nonce)
+        results = [r for r in lines if "check" in r]
+        final = next((r for r in lines if "check" not in r), None)
         if reason is not None:
+            if results and "checks" in request:  # the render ended well; a check ran past the deadline
+                return {"ok": True, "warnings": [], "check_results": results, "stopped": str(reason)}
             return reason
-        for line in output.splitlines():
-            head, _, body = line.partition(b" ")
-            if head == nonce.encode():
-                try:
-                    reply = json.loads(body)
-                except json.JSONDecodeError:
-                    break
-                if isinstance(reply, dict):
-                    return reply
-        return {"ok": False, "error": {"message": _no_result(proc.returncode)}, "warnings": [], "exit": True}
+        if final is None:
+            final = {
+                "ok": False,
+                "error": {"message": _no_result(proc.returncode)},
+                "warnings": [],
+                "exit": True,
+            }
+            if results and "checks" in request:
+                final = {"ok": True, "warnings": [], "stopped": _no_result(proc.returncode)}
+        if "checks" in request:
+            final["check_results"] = results
+        return final
 
     def _batch_over(self, when: str) -> str:
         return f"the batch's renders passed batch_timeout_s={self.batch_timeout_s:g} {when} (jsx params)"
@@ -204,6 +218,22 @@ class Sandbox:
                 out += chunk
                 if len(out) > self.max_output:
                     return bytes(out[: self.max_output]), None  # a flood: the nonce line may be in it
+
+
+def _nonce_lines(output: bytes, nonce: str) -> list[dict[str, Any]]:
+    """The harness's replies in ``output``: the JSON objects on lines that start with ``nonce``."""
+    out = []
+    for line in output.splitlines():
+        head, _, body = line.partition(b" ")
+        if head != nonce.encode():
+            continue
+        try:
+            reply = json.loads(body)
+        except json.JSONDecodeError:
+            break
+        if isinstance(reply, dict):
+            out.append(reply)
+    return out
 
 
 def _no_result(returncode: int | None) -> str:

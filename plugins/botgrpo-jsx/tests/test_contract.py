@@ -28,11 +28,14 @@ def test_check_signal_contract(spec) -> None:
     params = {"workers": 0}
     if spec.name == "jsx.visual":
         pytest.skip("needs a vision server: tests/test_visual.py checks its contract against a local one")
-    if spec.name.startswith("jsx.render"):
+    rows = None
+    if spec.name.startswith("jsx.render") or spec.name == "jsx.checks":
         _need_sandbox()
+    if spec.name == "jsx.checks":  # the row's checks: a list without items, for the first completion
+        rows = {"checks": [{"name": "items", "expect": [{"exists": {"role": "listitem"}}]}]}
     if spec.name == "jsx.compiles":
         params["backend"] = "auto"
-    samples = make_samples(COMPLETIONS, prompt="Write and export a component")
+    samples = make_samples(COMPLETIONS, prompt="Write and export a component", rows=rows)
     results = check_signal_contract(spec, samples, params)
     assert len(results) == len(COMPLETIONS)
     if spec.kind == "local":

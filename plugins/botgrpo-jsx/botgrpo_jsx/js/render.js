@@ -30,6 +30,13 @@ const util = require("util");
 const vm = require("vm");
 
 const writeSync = fs.writeSync;
+// the harness's own clock and timers: in checks mode the sample's are a fake clock (checks.js)
+const realTimers = Object.freeze({
+  setTimeout: setTimeout.bind(globalThis),
+  clearTimeout: clearTimeout.bind(globalThis),
+  now: performance.now.bind(performance),
+});
+const checks = require("./checks.js");
 const stringify = JSON.stringify;
 const format = util.format;
 const exit = process.exit.bind(process);
@@ -374,21 +381,41 @@ function installDom() {
     "CustomEvent", "getComputedStyle", ...Object.keys(extra)]) {
     globalThis[key] = key === "window" ? window : key === "document" ? document : window[key];
   }
+  // an <input> without a type is a text field (linkedom's `type` is then null, and React would not
+  // treat it as one: no onChange)
+  const inputProto = window.HTMLInputElement && window.HTMLInputElement.prototype;
+  if (inputProto) {
+    Object.defineProperty(inputProto, "type", {
+      configurable: true,
+      get() {
+        const t = this.getAttribute("type");
+        return t ? String(t).toLowerCase() : "text";
+      },
+      set(value) {
+        this.setAttribute("type", value);
+      },
+    });
+  }
   globalThis.IS_REACT_ACT_ENVIRONMENT = true;
   return document.getElementById("root");
 }
+
+// A pause for a promise the render waits on: real time, or in checks mode the fake clock's.
+let pause = (ms) => new Promise((resolve) => realTimers.setTimeout(resolve, ms));
+let lastRoot = null;
 
 // Mount with react-dom/client: effects run, and a second render checks the hooks keep their order.
 async function clientRender(element, container) {
   const errors = [];
   const root = createRoot(container, { onUncaughtError: (e) => errors.push(e), onCaughtError: (e) => errors.push(e) });
+  lastRoot = root;
   try {
     for (let pass = 0; pass < 2 && errors.length === 0; pass++) {
       await React.act(async () => root.render(element()));
     }
     // a promise the render waits on gets a moment to settle (timers run), then it is a hang
     for (let wait = 0; wait < 10 && errors.length === 0 && pendingUse(); wait++) {
-      await React.act(() => new Promise((resolve) => setTimeout(resolve, 20)));
+      await React.act(() => pause(20));
     }
   } catch (error) {
     throw located(error, element); // act rethrows what the render threw
@@ -420,6 +447,19 @@ function located(error, element) {
 async function run(request) {
   clientMode = request.client !== false;
   const container = clientMode ? installDom() : null;
+  const checking = clientMode && Array.isArray(request.checks);
+  if (checking) {
+    // before the sample runs: its timers on a fake clock, the server's answer if the suite gives one,
+    // and what the checks read the page with captured
+    const clock = checks.installClock();
+    request.clock = clock;
+    pause = (ms) => checks.advance(clock, ms, (fire) => fire()); // inside act already
+    if (request.fetch !== undefined && request.fetch !== null) checks.installFetch(request.fetch);
+    checks.prepareDom(window);
+    // what react-dom reports of an event handler's throw (it has no reportError here: it emits it)
+    request.pageErrors = [];
+    process.on("uncaughtException", (error) => request.pageErrors.push(error));
+  }
   const module = { exports: {} };
   const fn = vm.runInThisContext(WRAP + request.code + "\n})", { filename: FILENAME });
   const args = [module.exports, sampleRequire, module, sampleReact, BROWSER_PROCESS];
@@ -432,7 +472,8 @@ async function run(request) {
   const Component = pickComponent(module.exports);
   if (Component === null) {
     if (clientMode && sampleRoots > 0) {
-      // an entry file: what it mounted is the page
+      // an entry file: what it mounted is the page (checks then run on it in turn, with no fresh mount)
+      if (checking) await runChecks(request, container, null);
       return { ok: true, html: String(document.body.innerHTML).slice(0, request.max_html || 100000) };
     }
     return { ok: false, error: { message: "the code exports no component", line: null, column: null } };
@@ -440,13 +481,42 @@ async function run(request) {
   const props = revive(request.props || {});
   const element = () => React.createElement(Component, props);
   const html = clientMode ? await clientRender(element, container) : renderToString(element());
+  if (checking) await runChecks(request, container, element);
   return { ok: true, html: String(html).slice(0, request.max_html || 100000) };
+}
+
+// The suite's checks, each on a fresh mount of `element` (null: the page the entry file mounted), each
+// result written at once as "<nonce> {check, ok, why?, ms}". After a check past its deadline the rest
+// are not run: what it left running could act on their page.
+async function runChecks(request, container, element) {
+  const clock = request.clock;
+  const env = { React, window: globalThis.window, document: globalThis.document, realTimers, clock, container, errors: request.pageErrors };
+  env.mount = async () => {
+    if (element === null) return;
+    await React.act(async () => {
+      if (lastRoot !== null) lastRoot.unmount();
+      lastRoot = null;
+    });
+    container.innerHTML = "";
+    const fresh = createRoot(container, { onUncaughtError: (e) => env.errors.push(e), onCaughtError: (e) => env.errors.push(e) });
+    lastRoot = fresh;
+    await React.act(async () => fresh.render(element()));
+  };
+  const runCheck = checks.makeRunner(env);
+  const timeoutMs = Math.max(1, Number(request.check_timeout_ms) || 2000);
+  let hung = false;
+  for (let i = 0; i < request.checks.length; i++) {
+    const result = hung ? { ok: false, why: "not run: an earlier check ran past its deadline", ms: 0 } : await runCheck(request.checks[i], timeoutMs);
+    if (result.timeout) hung = true;
+    writeSync(1, request.nonce + " " + stringify({ check: i, ...result }) + "\n");
+  }
 }
 
 async function main() {
   const input = fs.readFileSync(0, "utf8");
   const request = JSON.parse(input);
   const nonce = String(request.nonce);
+  request.nonce = nonce;
   let result;
   try {
     result = await run(request);

@@ -1,0 +1,556 @@
+// Behaviour checks (jsx.checks) against the live DOM of a rendered component, run by render.js in the
+// same sandboxed process (botgrpo_jsx/sandbox.py) once the component has rendered.
+//
+// A check is {name, do: [action...], expect: [expectation...]} (the typed schema and its meaning:
+// botgrpo_jsx/checks_schema.py). Each check starts on a fresh mount of the component (the page as it
+// first renders), runs its actions as a user would (events dispatched on the element, bubbling, under
+// React.act so updates and effects flush), then tests its expectations. Time is a fake clock the
+// sample's timers run on (setTimeout, setInterval, Date): `wait` advances it at once, so a
+// countdown of ten seconds costs nothing, and the page sees the same date on every run.
+//
+// Every check is bounded: its asynchronous work races a deadline (`check_timeout_ms`), timers fire at
+// most MAX_FIRES times per wait, and a check that blocks the thread is ended with the process by the
+// caller's deadline; each result is written as soon as it is known, so the checks before it count.
+
+"use strict";
+
+const MAX_FIRES = 2000;
+const RealDate = Date; // captured when the harness loads, before any sample runs
+const START = Date.UTC(2026, 2, 2, 10, 30, 0); // Monday 2 March 2026, 10:30 UTC
+
+// ---- the fake clock ------------------------------------------------------------------------------
+function installClock() {
+  const clock = { now: START, seq: 0, timers: new Map(), errors: [] };
+  const add = (fn, ms, args, every) => {
+    const id = ++clock.seq;
+    const delay = Math.max(0, Number(ms) || 0);
+    if (typeof fn === "function") clock.timers.set(id, { at: clock.now + delay, fn, args, every, id });
+    return id;
+  };
+  globalThis.setTimeout = (fn, ms, ...args) => add(fn, ms, args, null);
+  globalThis.setInterval = (fn, ms, ...args) => add(fn, ms, args, Math.max(1, Number(ms) || 0));
+  globalThis.clearTimeout = (id) => clock.timers.delete(id);
+  globalThis.clearInterval = (id) => clock.timers.delete(id);
+  function FakeDate(...args) {
+    if (!new.target) return new RealDate(clock.now).toString();
+    return args.length ? new RealDate(...args) : new RealDate(clock.now);
+  }
+  Object.setPrototypeOf(FakeDate, RealDate);
+  FakeDate.prototype = RealDate.prototype;
+  FakeDate.now = () => clock.now;
+  globalThis.Date = FakeDate;
+  // the next timer due by `until`, in order of time, then of creation
+  clock.next = (until) => {
+    let best = null;
+    for (const t of clock.timers.values()) {
+      if (t.at <= until && (best === null || t.at < best.at || (t.at === best.at && t.id < best.id))) best = t;
+    }
+    return best;
+  };
+  return clock;
+}
+
+// Advance the fake clock by `ms`, firing the timers due in order (at most MAX_FIRES), each through
+// `wrap` (React.act, so each timer's updates render before the next fires).
+async function advance(clock, ms, wrap) {
+  const until = clock.now + ms;
+  for (let fired = 0; fired < MAX_FIRES; fired++) {
+    const t = clock.next(until);
+    if (t === null) break;
+    clock.now = t.at;
+    if (t.every === null) clock.timers.delete(t.id);
+    else t.at += t.every;
+    await wrap(() => {
+      try {
+        t.fn(...(t.args || []));
+      } catch (error) {
+        clock.errors.push(error);
+      }
+    });
+  }
+  clock.now = Math.max(clock.now, until);
+}
+
+// ---- the page ------------------------------------------------------------------------------------
+const HIDDEN_STYLE = /(^|;)\s*(display\s*:\s*none|visibility\s*:\s*hidden)/i;
+function visible(el, container) {
+  for (let e = el; e && e !== container; e = e.parentNode) {
+    if (e.nodeType !== 1) continue;
+    if (hasAttr(e, "hidden") || HIDDEN_STYLE.test(attr(e, "style") || "")) return false;
+    if (e.tagName === "DETAILS" && e !== el && !hasAttr(e, "open") && !isSummaryOf(el, e)) return false;
+  }
+  return true;
+}
+function isSummaryOf(el, details) {
+  for (let e = el; e && e !== details; e = e.parentNode) if (e.tagName === "SUMMARY") return true;
+  return false;
+}
+const TEXT_TYPES = new Set(["text", "email", "password", "search", "tel", "url", ""]);
+const BUTTON_TYPES = new Set(["button", "submit", "reset", "image"]);
+const lower = (v) => String(v || "").toLowerCase();
+const inputType = (el) => lower(attr(el, "type"));
+const roleAttr = (el) => lower(attr(el, "role"));
+const isInput = (el) => el.tagName === "INPUT";
+const ROLES = {
+  button: (el) => el.tagName === "BUTTON" || (isInput(el) && BUTTON_TYPES.has(inputType(el))) || roleAttr(el) === "button",
+  textbox: (el) =>
+    (isInput(el) && TEXT_TYPES.has(inputType(el))) || el.tagName === "TEXTAREA" ||
+    lower(attr(el, "contenteditable")) === "true" || roleAttr(el) === "textbox",
+  spinbutton: (el) => (isInput(el) && inputType(el) === "number") || roleAttr(el) === "spinbutton",
+  field: (el) =>
+    (isInput(el) && !BUTTON_TYPES.has(inputType(el)) && inputType(el) !== "hidden") ||
+    el.tagName === "TEXTAREA" || el.tagName === "SELECT",
+  checkbox: (el) => (isInput(el) && inputType(el) === "checkbox") || ["checkbox", "switch"].includes(roleAttr(el)),
+  radio: (el) => (isInput(el) && inputType(el) === "radio") || roleAttr(el) === "radio",
+  slider: (el) => (isInput(el) && inputType(el) === "range") || roleAttr(el) === "slider",
+  combobox: (el) => el.tagName === "SELECT" || ["combobox", "listbox"].includes(roleAttr(el)),
+  option: (el) => el.tagName === "OPTION" || roleAttr(el) === "option",
+  link: (el) => el.tagName === "A" || roleAttr(el) === "link",
+  heading: (el) => /^H[1-6]$/.test(el.tagName) || roleAttr(el) === "heading",
+  list: (el) => el.tagName === "UL" || el.tagName === "OL" || roleAttr(el) === "list",
+  listitem: (el) => el.tagName === "LI" || roleAttr(el) === "listitem",
+  img: (el) => el.tagName === "IMG" || el.tagName === "SVG" || roleAttr(el) === "img",
+  table: (el) => el.tagName === "TABLE" || roleAttr(el) === "table",
+  row: (el) => el.tagName === "TR" || roleAttr(el) === "row",
+  cell: (el) => el.tagName === "TD" || el.tagName === "TH" || ["cell", "gridcell", "columnheader"].includes(roleAttr(el)),
+  columnheader: (el) => el.tagName === "TH" || roleAttr(el) === "columnheader",
+  form: (el) => el.tagName === "FORM" || roleAttr(el) === "form",
+  dialog: (el) => el.tagName === "DIALOG" || ["dialog", "alertdialog"].includes(roleAttr(el)),
+  progressbar: (el) => el.tagName === "PROGRESS" || el.tagName === "METER" || roleAttr(el) === "progressbar",
+  media: (el) => el.tagName === "VIDEO" || el.tagName === "AUDIO",
+  canvas: (el) => el.tagName === "CANVAS",
+};
+
+// The text a user sees in an element: its text, a field's value, a select's chosen option; a space at
+// every element's edge (block or inline), whitespace runs as one space.
+function textOf(el, container) {
+  const parts = [];
+  const walk = (node) => {
+    if (node.nodeType === 3) {
+      parts.push(node.data);
+      return;
+    }
+    if (node.nodeType !== 1 || !visible(node, container)) return;
+    const tag = node.tagName;
+    if (tag === "SCRIPT" || tag === "STYLE") return;
+    if (tag === "INPUT" && !["checkbox", "radio", "hidden"].includes(inputType(node))) {
+      parts.push(" ", String(node.value ?? ""), " ");
+      return;
+    }
+    if (tag === "TEXTAREA") {
+      parts.push(" ", String(node.value ?? ""), " ");
+      return;
+    }
+    if (tag === "SELECT") {
+      const chosen = selectedOption(node);
+      parts.push(" ", chosen ? chosen.textContent : "", " ");
+      return;
+    }
+    if (tag === "IMG") parts.push(" ", attr(node, "alt") || "", " ");
+    parts.push(" ");
+    for (const child of node.childNodes) walk(child);
+    parts.push(" ");
+  };
+  walk(el);
+  return parts.join("").replace(/\s+/g, " ").trim();
+}
+function selectedOption(select) {
+  const options = all(select, "option");
+  return options.find((o) => o.selected || hasAttr(o, "selected")) || options[0] || null;
+}
+
+// What a field or control is called: aria-label, title, placeholder, alt, name, id, a <label>'s text
+// (by `for` or around it), and for anything but a field its own text.
+function nameOf(el, container, document) {
+  const names = [];
+  for (const name of ["aria-label", "title", "placeholder", "alt", "name", "id", "value"]) {
+    const v = attr(el, name);
+    if (v) names.push(v);
+  }
+  const id = attr(el, "id");
+  if (id) {
+    for (const label of all(document.documentElement, "label")) {
+      if (attr(label, "for") === id || attr(label, "htmlFor") === id) names.push(textOf(label, container));
+    }
+  }
+  for (let e = el.parentNode; e && e !== container; e = e.parentNode) {
+    if (e.tagName === "LABEL") {
+      names.push(textOf(e, container));
+      break;
+    }
+  }
+  if (!ROLES.field(el)) names.push(textOf(el, container));
+  return names.join(" | ");
+}
+
+const regex = (source) => new RegExp(source, "i");
+function describe(sel) {
+  const bits = [];
+  if (sel.role) bits.push(sel.role);
+  if (sel.tag) bits.push("<" + sel.tag + ">");
+  if (!bits.length) bits.push("element");
+  if (sel.label) bits.push("named /" + sel.label + "/");
+  if (sel.text) bits.push("with text /" + sel.text + "/");
+  return bits.join(" ");
+}
+function find(sel, container, document) {
+  let els = all(container, sel.tag ? sel.tag : "*");
+  if (sel.role) {
+    const test = ROLES[sel.role];
+    els = test ? els.filter(test) : [];
+  }
+  els = els.filter((el) => visible(el, container));
+  if (sel.label) {
+    const re = regex(sel.label);
+    els = els.filter((el) => re.test(nameOf(el, container, document)));
+  }
+  if (sel.text) {
+    const re = regex(sel.text);
+    els = els.filter((el) => re.test(textOf(el, container)));
+  }
+  if (sel.text || sel.label) {
+    // the innermost matches: a <div> around the button named "Add" is not the button
+    els = els.filter((el) => !els.some((other) => other !== el && DOM.contains.call(el, other)));
+  }
+  return els;
+}
+// What a selector could have meant: the elements of its role or tag on the page, by name.
+function around(sel, container, document) {
+  const similar = find({ role: sel.role, tag: sel.tag }, container, document);
+  const names = similar.slice(0, 6).map((el) => JSON.stringify(nameOf(el, container, document).slice(0, 40)));
+  const kind = sel.role || (sel.tag ? "<" + sel.tag + ">" : "element");
+  return similar.length ? ` (${similar.length} ${kind} on the page: ${names.join(", ")})` : ` (no ${kind} on the page)`;
+}
+
+function numbers(text) {
+  return (text.match(/-?\d[\d,]*(?:\.\d+)?/g) || []).map((s) => Number(s.replace(/,/g, "")));
+}
+
+// ---- the runner ----------------------------------------------------------------------------------
+class CheckFailed extends Error {}
+
+function makeRunner(env) {
+  const { React, window, document, realTimers, clock } = env;
+  const act = React.act;
+
+  const event = (type, extra = {}) => {
+    const e = new window.Event(type, { bubbles: extra.bubbles !== false, cancelable: true });
+    for (const [k, v] of Object.entries(extra)) {
+      if (k === "bubbles") continue;
+      try {
+        Object.defineProperty(e, k, { value: v, configurable: true });
+      } catch {
+        // a read-only property of linkedom's Event: keep its own
+      }
+    }
+    return e;
+  };
+  const dispatch = async (el, e) => {
+    await act(async () => {
+      DOM.dispatchEvent.call(el, e);
+    });
+    return e;
+  };
+  const valueSetter = (el) => {
+    for (let p = Object.getPrototypeOf(el); p; p = Object.getPrototypeOf(p)) {
+      const d = Object.getOwnPropertyDescriptor(p, "value");
+      if (d && d.set) return d.set;
+    }
+    return null;
+  };
+  const setValue = (el, value) => {
+    const set = valueSetter(el);
+    if (set) set.call(el, value);
+    else el.setAttribute("value", value);
+  };
+  const pointer = { button: 0, buttons: 1, clientX: 10, clientY: 10, relatedTarget: null };
+
+  const one = (sel, what) => {
+    const els = find(sel, env.container, document);
+    const el = els[sel.nth || 0];
+    if (!el) throw new CheckFailed(`${what}: no ${describe(sel)}${sel.nth ? ` number ${sel.nth + 1}` : ""}` + around(sel, env.container, document));
+    return el;
+  };
+  const disabled = (el) => {
+    for (let e = el; e && e !== env.container; e = e.parentNode) {
+      if (e.nodeType === 1 && hasAttr(e, "disabled") && (e === el || e.tagName === "FIELDSET")) return true;
+    }
+    return false;
+  };
+  const formOf = (el) => {
+    for (let e = el; e && e !== env.container.parentNode; e = e.parentNode) if (e.tagName === "FORM") return e;
+    return null;
+  };
+  const isSubmitter = (el) =>
+    (el.tagName === "BUTTON" && ["", "submit"].includes(inputType(el))) ||
+    (isInput(el) && ["submit", "image"].includes(inputType(el)));
+
+  async function click(el, extra = {}) {
+    if (disabled(el)) return; // a browser sends a disabled control no click
+    await dispatch(el, event("mousedown", { ...pointer, ...extra }));
+    await dispatch(el, event("mouseup", { ...pointer, ...extra }));
+    const type = inputType(el);
+    if (isInput(el) && (type === "checkbox" || type === "radio")) {
+      const before = el.checked;
+      el.checked = type === "radio" ? true : !before;
+      const e = await dispatch(el, event("click", { ...pointer, ...extra }));
+      if (e.defaultPrevented) el.checked = before;
+      return;
+    }
+    const e = await dispatch(el, event("click", { ...pointer, ...extra }));
+    if (e.defaultPrevented) return;
+    if (el.tagName === "LABEL") {
+      const id = attr(el, "for");
+      const target = id ? document.getElementById(id) : all(el, "input, textarea, select")[0];
+      if (target && target !== el && !disabled(target)) await click(target);
+      return;
+    }
+    const form = isSubmitter(el) ? formOf(el) : null;
+    if (form) await dispatch(form, event("submit"));
+  }
+
+  async function focus(el) {
+    await act(async () => {
+      DOM.dispatchEvent.call(el, event("focus", { bubbles: false }));
+      DOM.dispatchEvent.call(el, event("focusin"));
+    });
+  }
+
+  async function type(el, text) {
+    if (disabled(el) || hasAttr(el, "readonly")) return;
+    if (!ROLES.field(el) && lower(attr(el, "contenteditable")) !== "true") {
+      throw new CheckFailed(`type: <${el.tagName.toLowerCase()}> is not a field`);
+    }
+    await focus(el);
+    // one character at a time, as a user types: handlers that read each keystroke see them all
+    let value = "";
+    for (const ch of String(text)) {
+      value += ch;
+      await dispatch(el, event("keydown", { key: ch, code: "", keyCode: ch.charCodeAt(0), which: ch.charCodeAt(0) }));
+      setValue(el, value);
+      await dispatch(el, event("input", { data: ch, inputType: "insertText" }));
+      await dispatch(el, event("keyup", { key: ch }));
+    }
+    if (!String(text).length) {
+      setValue(el, "");
+      await dispatch(el, event("input", { inputType: "deleteContentBackward" }));
+      await dispatch(el, event("keyup", { key: "Backspace" }));
+    }
+    await dispatch(el, event("change"));
+  }
+
+  async function change(el, value) {
+    if (disabled(el)) return;
+    const t = inputType(el);
+    if (isInput(el) && (t === "checkbox" || t === "radio")) {
+      if (Boolean(el.checked) !== (value !== false && value !== "false")) await click(el);
+      return;
+    }
+    if (el.tagName === "SELECT") {
+      const options = all(el, "option");
+      const re = regex("^(?:" + String(value) + ")$");
+      const pick = options.find((o) => re.test(attr(o, "value") ?? o.textContent)) ||
+        options.find((o) => re.test(textOf(o, env.container) || o.textContent));
+      if (!pick) {
+        const names = options.map((o) => JSON.stringify(attr(o, "value") ?? o.textContent)).join(", ");
+        throw new CheckFailed(`change: no option /${value}/ in the select (options: ${names || "none"})`);
+      }
+      for (const o of options) {
+        o.selected = o === pick;
+        if (o === pick) o.setAttribute("selected", "");
+        else o.removeAttribute("selected");
+      }
+      await dispatch(el, event("input"));
+      await dispatch(el, event("change"));
+      return;
+    }
+    if (!ROLES.field(el)) throw new CheckFailed(`change: <${el.tagName.toLowerCase()}> is not a field`);
+    await focus(el);
+    setValue(el, String(value));
+    await dispatch(el, event("input"));
+    // react-dom, loaded before the page had a DOM, reads a field's new value on keyup (its fallback
+    // for browsers without input events); a real browser's input event reaches the same handler
+    await dispatch(el, event("keyup", { key: "Unidentified" }));
+    await dispatch(el, event("change"));
+  }
+
+  async function key(el, name, extra) {
+    const init = { key: name, code: name.length === 1 ? "Key" + name.toUpperCase() : name, ...extra };
+    const down = await dispatch(el, event("keydown", init));
+    if (name.length === 1) await dispatch(el, event("keypress", init));
+    await dispatch(el, event("keyup", init));
+    // a browser submits a form when Enter is pressed in one of its text fields
+    if (name === "Enter" && !down.defaultPrevented && isInput(el) && TEXT_TYPES.has(inputType(el))) {
+      const form = formOf(el);
+      if (form) await dispatch(form, event("submit"));
+    }
+  }
+
+  async function wait(ms) {
+    await advance(clock, ms, (fire) => act(async () => fire()));
+    await act(async () => {}); // the updates of the last timer
+  }
+
+  async function perform(step) {
+    if (step.click) {
+      const el = one(step.click, "click");
+      await click(el, { shiftKey: Boolean(step.shift), ctrlKey: Boolean(step.ctrl) });
+      if (step.double) {
+        await click(el);
+        await dispatch(el, event("dblclick", pointer));
+      }
+    } else if (step.type) await type(one(step.type, "type into"), step.value ?? "");
+    else if (step.change) await change(one(step.change, "change"), step.value);
+    else if (step.submit !== undefined) {
+      const form = one(step.submit || { role: "form" }, "submit");
+      const submitter = all(form, "button, input").find(isSubmitter);
+      if (submitter) await click(submitter);
+      else await dispatch(form, event("submit"));
+    } else if (step.key) {
+      const el = step.on ? one(step.on, "key") : document.activeElement && document.activeElement !== document.body ? document.activeElement : env.container.firstElementChild || document.body;
+      await key(el, step.key, { shiftKey: Boolean(step.shift), ctrlKey: Boolean(step.ctrl), metaKey: false });
+    } else if (step.hover) {
+      const el = one(step.hover, "hover");
+      await dispatch(el, event("mouseover", pointer));
+      await dispatch(el, event("mousemove", pointer));
+    } else if (step.leave) {
+      const el = one(step.leave, "leave");
+      await dispatch(el, event("mouseout", pointer));
+    } else if (step.event) {
+      const el = one(step.on || { tag: "*" }, step.event);
+      await dispatch(el, event(step.event, pointer));
+    } else if (step.wait !== undefined) await wait(step.wait);
+  }
+
+  // The page's state an expectation compares with: counts and text before the actions.
+  function snapshot(check) {
+    const before = { text: textOf(env.container, env.container), counts: [] };
+    for (const e of check.expect || []) {
+      const sel = e.count || e.appears || e.disappears;
+      before.counts.push(sel ? find(sel, env.container, document).length : 0);
+    }
+    return before;
+  }
+
+  function test(e, before, index) {
+    const page = () => textOf(env.container, env.container);
+    if (e.exists) {
+      const n = find(e.exists, env.container, document).length;
+      const min = e.min ?? 1;
+      if (n < min || (e.max !== undefined && e.max !== null && n > e.max)) {
+        const want = e.max === undefined || e.max === null ? `at least ${min}` : e.max === min ? `${min}` : `${min}-${e.max}`;
+        return `expected ${want} ${describe(e.exists)}, found ${n}` + (n ? "" : around(e.exists, env.container, document));
+      }
+    } else if (e.absent) {
+      const n = find(e.absent, env.container, document).length;
+      if (n) return `expected no ${describe(e.absent)}, found ${n}`;
+    } else if (e.text !== undefined) {
+      if (!regex(e.text).test(page())) return `no text /${e.text}/ on the page: ${JSON.stringify(page().slice(0, 160))}`;
+    } else if (e.no_text !== undefined) {
+      const m = regex(e.no_text).exec(page());
+      if (m) return `text /${e.no_text}/ is on the page: ${JSON.stringify(m[0].slice(0, 60))}`;
+    } else if (e.number !== undefined && e.number !== null) {
+      const tol = e.tol ?? 1e-9;
+      if (!numbers(page()).some((x) => Math.abs(x - e.number) <= tol)) {
+        return `no number ${e.number} on the page: ${JSON.stringify(page().slice(0, 160))}`;
+      }
+    } else if (e.no_number !== undefined && e.no_number !== null) {
+      if (numbers(page()).some((x) => Math.abs(x - e.no_number) <= (e.tol ?? 1e-9))) return `the number ${e.no_number} is on the page`;
+    } else if (e.count) {
+      const n = find(e.count, env.container, document).length;
+      const was = before.counts[index];
+      if (n - was !== e.change) return `${describe(e.count)}: ${was} -> ${n}, expected a change of ${e.change > 0 ? "+" : ""}${e.change}`;
+    } else if (e.appears) {
+      const n = find(e.appears, env.container, document).length;
+      if (before.counts[index] > 0 || n === 0) return `${describe(e.appears)} did not appear (${before.counts[index]} -> ${n})`;
+    } else if (e.disappears) {
+      const n = find(e.disappears, env.container, document).length;
+      if (before.counts[index] === 0 || n > 0) return `${describe(e.disappears)} did not disappear (${before.counts[index]} -> ${n})`;
+    } else if (e.text_changes) {
+      if (page() === before.text) return `the page's text did not change: ${JSON.stringify(page().slice(0, 120))}`;
+    } else if (e.title !== undefined) {
+      if (!regex(e.title).test(String(document.title || ""))) return `the document title is ${JSON.stringify(String(document.title || ""))}, not /${e.title}/`;
+    }
+    return null;
+  }
+
+  async function runOne(check) {
+    env.errors.length = 0;
+    clock.errors.length = 0;
+    await env.mount();
+    await wait(0); // what a browser runs right after the first paint: timers of 0 ms
+    const before = snapshot(check);
+    for (const step of check.do || []) {
+      await perform(step);
+      const thrown = env.errors[0] || clock.errors[0];
+      if (thrown) throw new CheckFailed("the page threw: " + String((thrown && thrown.message) || thrown).slice(0, 200));
+    }
+    const failures = (check.expect || []).map((e, i) => test(e, before, i)).filter((w) => w !== null);
+    if (failures.length) throw new CheckFailed(failures.join("; "));
+  }
+
+  // One check within its deadline: {ok, why?, ms}.
+  return async function runCheck(check, timeoutMs) {
+    const t0 = realTimers.now();
+    let timer;
+    const deadline = new Promise((resolve) => {
+      timer = realTimers.setTimeout(() => resolve("deadline"), timeoutMs);
+    });
+    let outcome;
+    try {
+      outcome = await Promise.race([runOne(check).then(() => "ok"), deadline]);
+    } catch (error) {
+      outcome = error instanceof CheckFailed ? error : new CheckFailed("the check threw: " + String((error && error.message) || error).slice(0, 200));
+    } finally {
+      realTimers.clearTimeout(timer);
+    }
+    const ms = Math.round(realTimers.now() - t0);
+    if (outcome === "ok") return { ok: true, ms };
+    if (outcome === "deadline") return { ok: false, why: `the check took over ${timeoutMs} ms`, ms, timeout: true };
+    return { ok: false, why: outcome.message.slice(0, 600), ms };
+  };
+}
+
+// What a fetch() resolves to when the suite gives the server's answer (`fetch` of the suite): every
+// request gets a 200 with that JSON (a fresh copy), whatever its URL or method.
+function installFetch(answer) {
+  const body = JSON.stringify(answer);
+  const response = () => ({
+    ok: true,
+    status: 200,
+    statusText: "OK",
+    headers: { get: (name) => (String(name).toLowerCase() === "content-type" ? "application/json" : null) },
+    json: async () => JSON.parse(body),
+    text: async () => body,
+    clone() {
+      return response();
+    },
+  });
+  globalThis.fetch = async () => response();
+}
+
+// Before the sample runs: what the checks query the page with is captured (a sample that patches
+// Element.prototype.querySelectorAll does not change what the checks find), and react-dom's hooks.
+function prepareDom(window) {
+  // react-dom (loaded before the page had a DOM) watches a focused text field the way old browsers
+  // needed, with attachEvent: a no-op here, as the value is read on keyup
+  const proto = window.HTMLElement.prototype;
+  proto.attachEvent = function attachEvent() {};
+  proto.detachEvent = function detachEvent() {};
+  const lookup = (name) => {
+    for (let p = proto; p; p = Object.getPrototypeOf(p)) {
+      const d = Object.getOwnPropertyDescriptor(p, name);
+      if (d) return d.value || d.get;
+    }
+    return null;
+  };
+  for (const name of ["querySelectorAll", "getAttribute", "hasAttribute", "contains", "dispatchEvent"]) {
+    DOM[name] = lookup(name);
+  }
+}
+const DOM = {};
+const all = (el, selector) => Array.from(DOM.querySelectorAll.call(el, selector));
+const attr = (el, name) => DOM.getAttribute.call(el, name);
+const hasAttr = (el, name) => DOM.hasAttribute.call(el, name);
+
+module.exports = { installClock, installFetch, prepareDom, makeRunner, advance };
