@@ -11,6 +11,7 @@ if TYPE_CHECKING:
     from botgrpo_core.config.models import RunConfig
     from botgrpo_core.config.presets import Preset
 from botgrpo_core.engine.outputs import FINAL_MODEL_DIR, METRICS_FILE, atomic_path
+from botgrpo_core.engine.provenance import describe, what_ran
 
 
 def _summary(
@@ -41,6 +42,7 @@ def _summary(
         "final_model": str(Path(config.training.output_dir) / FINAL_MODEL_DIR),
         "overrides": list(overrides),
         "wall_s": round(time.time() - start, 1),
+        "ran": what_ran(),  # commit, versions, host (engine/provenance.py)
     }
 
 
@@ -53,17 +55,33 @@ _TABLE_ROWS = (
 )
 
 
+def table_rows(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """``(label, key)`` of the before/after table: the task's metrics (:data:`_TABLE_ROWS`), then each signal's
+    mean (an outcome signal scoring 1/0, such as ``sympy.answer``, is the answer accuracy of a JSONL run, which
+    has no task), the completion length and the mean token reward; only keys the evaluations hold."""
+    keys = {**before, **after}
+    rows = [(label, key) for label, key in _TABLE_ROWS[:-1] if key in keys]
+    for mode in ("greedy", "sampled"):
+        prefix = f"eval/{mode}/signals/"
+        for key in sorted(k for k in keys if k.startswith(prefix) and k.endswith("/mean")):
+            rows.append((f"{key[len(prefix) : -len('/mean')]} mean, {mode}", key))
+    rows += [(label, key) for label, key in _TABLE_ROWS[-1:] if key in keys]
+    if "eval/sampled/length" in keys:
+        rows.append(("length (tokens), sampled", "eval/sampled/length"))
+    return rows
+
+
 def format_report(summary: Mapping[str, Any]) -> str:
-    """The before/after table and where the outputs are."""
+    """The before/after table (:func:`table_rows`), where the outputs are and what ran."""
     before, after = summary.get("before", {}), summary.get("after", {})
     rows = []
-    for label, key in _TABLE_ROWS:
-        if key in before or key in after:
-            b, a = before.get(key), after.get(key)
-            fmt = lambda v: f"{v:>9.3f}" if isinstance(v, (int, float)) else f"{'-':>9}"  # noqa: E731
-            rows.append(f"{label:<28}{fmt(b)}{fmt(a)}")
+    width = max([28, *(len(label) + 2 for label, _ in table_rows(before, after))])
+    for label, key in table_rows(before, after):
+        b, a = before.get(key), after.get(key)
+        fmt = lambda v: f"{v:>9.3f}" if isinstance(v, (int, float)) else f"{'-':>9}"  # noqa: E731
+        rows.append(f"{label:<{width}}{fmt(b)}{fmt(a)}")
     # no held-out evaluation (data.eval_size: 0): no empty table
-    lines = ["", f"{'held-out prompts':<28}{'before':>9}{'after':>9}", *rows] if rows else [""]
+    lines = ["", f"{'held-out prompts':<{width}}{'before':>9}{'after':>9}", *rows] if rows else [""]
     lines.append(
         f"\n{summary.get('steps')} steps of {summary.get('preset')}; the run took {summary.get('wall_s')} s "
         f"({summary.get('model_prep_s', 0)} s of it building/warm-starting the model)"
@@ -71,6 +89,8 @@ def format_report(summary: Mapping[str, Any]) -> str:
     lines.append(f"metrics: {summary.get('metrics')}")
     for plot in summary.get("plots", []):
         lines.append(f"plot:    {plot}")
+    if summary.get("ran"):
+        lines.append(f"ran:     {describe(summary['ran'])}")
     return "\n".join(lines)
 
 

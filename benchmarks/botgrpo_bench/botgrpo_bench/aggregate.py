@@ -100,6 +100,7 @@ def run_row(
         "wall_s": result.get("wall_s"),
         # the host of the run's last (or only) stretch, :func:`botgrpo_bench.machine.machine_facts`
         "machine": result.get("machine"),
+        "ran": result.get("ran"),  # commit, versions, host: botgrpo_core.engine.provenance.what_ran
         "resumed": result.get("resumed"),
         "zero_spread_frac": mean_of(train, "groups/zero_spread_frac"),
         "outcome_zero_spread_frac": mean_of(train, "groups/outcome_zero_spread_frac"),

@@ -77,6 +77,7 @@ def run_bench(
         "command": command,
         "quick": quick,
         "machine": machine_note(),
+        "ran": _what_ran(),  # commit, versions, host: botgrpo_core.engine.provenance
         "date": time.strftime("%Y-%m-%d %H:%M %Z"),
         "warm_start_s": warm_s,
         "runs_s": runs_s,
@@ -311,3 +312,9 @@ def run_bench_command(args: argparse.Namespace) -> int:
     results = [json.loads(line) for line in (out_dir / "runs.jsonl").read_text().splitlines() if line.strip()]
     print(side_by_side(bench, results, out_dir))
     return 0 if all(r.get("status") == "ok" for r in results) else 1
+
+
+def _what_ran() -> dict[str, Any]:
+    from botgrpo_core.engine.provenance import what_ran
+
+    return what_ran()

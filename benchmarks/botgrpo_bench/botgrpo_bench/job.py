@@ -30,6 +30,9 @@ def main(job_file: str) -> int:
         from botgrpo_bench.machine import machine_facts
 
         result["machine"] = machine_facts()
+        from botgrpo_core.engine.provenance import what_ran
+
+        result["ran"] = what_ran()  # commit, versions, host (the run's summary.json has it too)
         result["resumed"] = bool(spec.get("resume"))
         from botgrpo_core.config.loading import parse_config
         from botgrpo_core.engine.run import run_training

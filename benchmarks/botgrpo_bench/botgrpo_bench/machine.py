@@ -10,26 +10,7 @@ from __future__ import annotations
 
 import os
 import platform
-from pathlib import Path
 from typing import Any
-
-
-def _cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
-
-
-def _boot_id() -> str | None:
-    """The kernel's id of this boot: two runs with the same id ran on the same host without a restart."""
-    try:
-        return Path("/proc/sys/kernel/random/boot_id").read_text().strip() or None
-    except OSError:
-        return None
 
 
 def machine_facts() -> dict[str, Any]:
@@ -42,14 +23,16 @@ def machine_facts() -> dict[str, Any]:
     """
     import torch
 
+    from botgrpo_core.engine.provenance import cpu_model, boot_id
+
     return {
-        "cpu": _cpu_model(),
+        "cpu": cpu_model(),
         "cores": os.cpu_count(),
         "torch": torch.__version__,
         "cpu_capability": torch.backends.cpu.get_cpu_capability(),
         "torch_threads": torch.get_num_threads(),
         "python": platform.python_version(),
-        "boot_id": _boot_id(),
+        "boot_id": boot_id(),
     }
 
 

@@ -59,6 +59,9 @@ def test_quick_bench_runs_end_to_end(tmp_path: Path) -> None:
         (t, m) for t in ("math", "react") for m in ("bot-grpo", "grpo")
     }
     assert all(r["machine"]["cpu"] and r["resumed"] is False for r in runs)  # where each run ran
+    # what ran (issue 56): the commit of this checkout, the versions, the host; in the bench's meta too
+    assert all(r["ran"]["git"]["commit"] and r["ran"]["versions"]["torch"] for r in runs)
+    assert all(r["ran"]["plugins"]["botgrpo-bench"] and r["ran"]["host"]["name"] for r in runs)
     assert all(r["status"] == "ok" for r in runs), [r["error"] for r in runs]
     assert all(
         r["pass_k"]["k"] == 2 and 0.0 <= r["pass_k"]["pass@1"] <= r["pass_k"]["pass@2"] <= 1 for r in runs
@@ -74,6 +77,7 @@ def test_quick_bench_runs_end_to_end(tmp_path: Path) -> None:
     assert "## Task `math`" in summary and "## Task `react`" in summary
     assert "--quick" in summary and "Machine:" in summary and "## Signal quality" in summary
     meta = json.loads((out / "meta.json").read_text())
+    assert meta["ran"]["git"] == runs[0]["ran"]["git"] and meta["ran"]["versions"]["botgrpo"]
     assert meta["signal_quality"]["math"]["unit"] == "step line"
     assert meta["signal_quality"]["react"]["samples"] == 2
     for png in ("curves_math.png", "curves_react.png", "step_time.png"):
