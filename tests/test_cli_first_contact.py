@@ -102,8 +102,9 @@ def test_validate_refuses_missing_data_files(tmp_path: Path, monkeypatch, capsys
     monkeypatch.delenv("WORLD_SIZE", raising=False)
     monkeypatch.chdir(tmp_path)
     run = _jsonl_run(tmp_path, path="data/train.jsonl", eval_path="data/held_out.jsonl")
-    assert main(["validate", str(run)]) == 2
-    err = capsys.readouterr().err
+    assert main(["validate", str(run)]) == 3  # the file is OK; this machine lacks its data
+    out, err = capsys.readouterr()
+    assert "file OK" in out and "exit 3" in out
     assert "data.path: 'data/train.jsonl' does not exist" in err
     assert "data.eval_path: 'data/held_out.jsonl' does not exist" in err
     assert str(tmp_path) in err  # where relative paths are read from
@@ -111,7 +112,7 @@ def test_validate_refuses_missing_data_files(tmp_path: Path, monkeypatch, capsys
     (tmp_path / "data").mkdir()
     (tmp_path / "data" / "held_out.jsonl").write_text('{"prompt": "q"}\n')
     (tmp_path / "data" / "train.jsonl").mkdir()  # a folder where a JSONL file should be
-    assert main(["validate", str(run)]) == 2
+    assert main(["validate", str(run)]) == 3
     err = capsys.readouterr().err
     assert "is a folder, but data.source 'jsonl' reads one JSONL file" in err
     assert "data.eval_path" not in err
@@ -168,7 +169,7 @@ def test_validate_says_model_peft_needs_peft(tmp_path: Path) -> None:
         cwd=tmp_path,
         timeout=120,
     )
-    assert done.returncode == 2
+    assert done.returncode == 3
     assert 'model.peft needs the peft package: pip install "botgrpo-core[peft]"' in done.stderr
 
 
@@ -180,6 +181,28 @@ def test_validate_says_report_to_needs_its_package(tmp_path: Path) -> None:
         RUN + "training:\n  report_to: [tensorboard, wandb]\n", encoding="utf-8"
     )
     done = _without_extra("validate", "run.yaml", cwd=tmp_path)
-    assert done.returncode == 2
+    assert done.returncode == 3
     assert "training.report_to: wandb needs the wandb package: pip install wandb" in done.stderr
     assert "tensorboard needs" not in done.stderr
+
+
+@pytest.mark.parametrize(
+    "recipe", sorted((ROOT / "examples" / "recipes").glob("*.yaml")), ids=lambda p: p.name
+)
+def test_a_gpu_recipe_checked_on_a_machine_without_vllm_is_file_ok_exit_3(
+    recipe: Path, monkeypatch, capsys
+) -> None:
+    """Checking a GPU recipe on a laptop: the file is right (never exit 2), and what this machine lacks
+    (vLLM; the recipe's data files when not made here) is said apart from it, with exit 3."""
+    import botgrpo_core.cli.extras as extras
+
+    real = extras.missing_modules
+    monkeypatch.setattr(extras, "missing_modules", lambda names: ["vllm"] if "vllm" in names else real(names))
+    monkeypatch.delenv("WORLD_SIZE", raising=False)
+    monkeypatch.chdir(ROOT)
+    code = main(["validate", str(recipe.relative_to(ROOT))])
+    out, err = capsys.readouterr()
+    assert code == 3, err
+    assert "file OK" in out and "preset" in out
+    assert "this machine: engine.use_vllm needs vLLM" in err
+    assert all(line.split(": ", 2)[1] == "this machine" for line in err.strip().splitlines()), err

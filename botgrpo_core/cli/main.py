@@ -107,21 +107,25 @@ def _cmd_validate(args: argparse.Namespace) -> int:
         print(f"warning: {w.message}", file=sys.stderr)
     from botgrpo_core.cli.launch_checks import batch_split, data_problems, engine_problems, package_problems
 
+    # two answers: what the file gets wrong (exit 2), and what this machine lacks to run it (exit 3)
     split, split_problem = batch_split(config)
-    problems = [
-        *data_problems(config),
-        *package_problems(config),
-        *engine_problems(config),
-        *([split_problem] if split_problem else []),
-    ]
+    problems = [*engine_problems(config), *([split_problem] if split_problem else [])]
+    lacks = [*data_problems(config), *package_problems(config)]
     if problems:
         print("\n".join(f"{args.run_file}: {p}" for p in problems), file=sys.stderr)
+    if lacks:
+        print("\n".join(f"{args.run_file}: this machine: {p}" for p in lacks), file=sys.stderr)
+    if problems:
         return 2
     signals = ", ".join(f"{s.name} x{s.weight:g}" for s in config.rewards.signals)
-    print(
-        f"{args.run_file}: OK  (preset {config.algorithm.preset}; alpha {config.rewards.alpha:g}, "
-        f"beta {config.rewards.beta:g}; signals: {signals}; batch: {split})"
+    summary = (
+        f"(preset {config.algorithm.preset}; alpha {config.rewards.alpha:g}, beta {config.rewards.beta:g}; "
+        f"signals: {signals}; batch: {split})"
     )
+    if lacks:
+        print(f"{args.run_file}: file OK {summary}; this machine cannot run it as it is (above; exit 3)")
+        return 3
+    print(f"{args.run_file}: OK  {summary}")
     return 0
 
 
@@ -152,7 +156,7 @@ def _cmd_train(args: argparse.Namespace) -> int:
     from botgrpo_core.rewards.runner import SignalError
 
     try:
-        run_training(config, resume=args.resume, overwrite=args.overwrite)
+        run_training(config, overrides=args.set or [], resume=args.resume, overwrite=args.overwrite)
     except (TrainingSetupError, ConfigError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
@@ -208,6 +212,9 @@ def _add_validate(sub: argparse._SubParsersAction) -> None:
         "validate",
         help="check a run file without loading models (signal files named by rewards.signals[i].path are "
         "imported: their code runs)",
+        description="Check a run file, then what this machine needs to run it (its data files, the packages "
+        "its settings need). Exit 0: ready to run here; 2: the file is wrong; 3: the file is OK but this "
+        "machine lacks something it needs (a GPU recipe checked on a laptop without vLLM, say).",
     )
     p.add_argument("run_file", help="the run YAML")
     p.add_argument(
