@@ -1,7 +1,8 @@
 """What ``botgrpo validate`` checks beyond the run file itself: what a launch would find on this machine.
 
 - the data files the run reads (``data.path``, ``data.eval_path``) exist and are of the kind ``data.source``
-  reads, relative to the current folder as ``botgrpo train`` reads them;
+  reads, as ``botgrpo train`` reads them: a relative path from the current folder, else from the run file's
+  folder (:func:`botgrpo_core.config.loading.resolve_data_paths`);
 - the packages a setting needs are installed (``model.peft``: peft; each ``training.report_to``);
 - the batch splits over the processes of the launch: ``WORLD_SIZE`` (set by ``torchrun`` / ``accelerate
   launch``, or by hand: ``WORLD_SIZE=8 botgrpo validate RUN.yaml``), else one process. The rule is the
@@ -31,7 +32,11 @@ def data_problems(config: RunConfig) -> list[str]:
         if path is None:
             continue
         path = Path(path)
-        where = "" if path.is_absolute() else f" (relative to {here}, where the run starts)"
+        where = (
+            ""
+            if path.is_absolute()
+            else f" (relative to {here}, where the run starts, nor beside the run file)"
+        )
         if not path.exists():
             problems.append(f"{key}: {str(path)!r} does not exist{where}; create it or fix the path")
         elif key == "data.path" and data.source == "jsonl" and not path.is_file():

@@ -141,4 +141,27 @@ def load_config(
     data = read_yaml(path)
     for assignment in overrides:
         apply_override(data, assignment)
+    resolve_data_paths(data, path)
     return parse_config(data, source=str(path), check_signals=check_signals)
+
+
+#: the ``data`` keys naming a file or folder that :func:`resolve_data_paths` looks up
+DATA_PATH_KEYS = ("path", "eval_path")
+
+
+def resolve_data_paths(data: dict[str, Any], run_file: str | os.PathLike[str]) -> None:
+    """A relative ``data.path`` / ``data.eval_path`` is read from the current folder when it exists there (what
+    every run file has meant so far), else from the run file's folder when it exists there (a run file kept
+    beside its data runs from anywhere); a path found in neither is left as written, for the error naming it.
+    Changes ``data`` in place; the resolved paths are what ``config.yaml`` of the run records."""
+    section = data.get("data")
+    if not isinstance(section, dict):
+        return
+    folder = os.path.dirname(os.fspath(run_file))
+    for key in DATA_PATH_KEYS:
+        value = section.get(key)
+        if not isinstance(value, str) or not value or os.path.isabs(value) or os.path.exists(value):
+            continue
+        beside = os.path.join(folder, value)
+        if folder and os.path.exists(beside):
+            section[key] = beside

@@ -160,10 +160,15 @@ class DataConfig(RunFileModel):
         "task",
         description="'jsonl' file, 'disk' (datasets.save_to_disk folder), or a built-in 'task' generator",
     )
-    path: Path | None = Field(None, description="file or folder for source jsonl/disk")
+    path: Path | None = Field(
+        None,
+        description="file or folder for source jsonl/disk; a relative path is read from the current folder "
+        "when it exists there, else from the run file's folder",
+    )
     eval_path: Path | None = Field(
         None,
-        description="held-out JSONL/folder for evaluation (jsonl/disk); default: the last eval_size rows",
+        description="held-out JSONL/folder for evaluation (jsonl/disk; relative: as path); default: the last "
+        "eval_size rows",
     )
     task: str | None = Field(
         "arithmetic",

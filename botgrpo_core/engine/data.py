@@ -29,7 +29,8 @@ class RunData:
 def _read_jsonl(path: Path, key: str) -> list[dict[str, Any]]:
     if not path.is_file():
         raise TrainingSetupError(
-            f"{key}: no such file {str(path)!r}; fix the path (relative to the working dir)"
+            f"{key}: no such file {str(path)!r}; fix the path (a relative one is read from the working "
+            "folder, else from the run file's folder)"
         )
     rows = []
     with path.open(encoding="utf-8") as f:
