@@ -76,6 +76,9 @@ class PageFacts:
 
 
 def _tag(node: Any, parsed: Any) -> str:
+    if node.type == "jsx_self_closing_element":  # <input /> names itself
+        name = node.child_by_field_name("name")
+        return parsed.text(name) if name is not None else ""
     opening = node.child_by_field_name("open_tag") or (node.children[0] if node.children else None)
     name = opening.child_by_field_name("name") if opening is not None else None
     return parsed.text(name) if name is not None else ""
@@ -110,9 +113,12 @@ def _is_show_and(node: Any, parsed: Any) -> bool:
     )
 
 
-#: what :func:`page_facts` asks tree-sitter for (the query runs in C; Python sees only the captures)
+#: what :func:`page_facts` asks tree-sitter for (the query runs in C; Python sees only the captures); an
+#: element is one with a closing tag or a self-closing one (``<input />``: issue 60 item 7, where only the
+#: first kind was counted and ``<div><input/><button/></div>`` was one element)
 _PATTERNS = (
     "(jsx_element) @element",
+    "(jsx_self_closing_element) @element",
     "(jsx_expression (identifier) @field)",
     "(jsx_expression (member_expression property: (property_identifier) @field))",
 )

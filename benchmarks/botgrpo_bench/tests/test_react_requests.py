@@ -81,3 +81,21 @@ def test_the_substance_guard_counts_elements_compiling_or_not() -> None:
         0.0,
         0.0,
     ]
+
+
+def test_self_closing_elements_count_as_elements() -> None:
+    """Issue 60 item 7: ``<div><input/><button/></div>`` is three elements, not one."""
+    from botgrpo_bench.react_requests import SubstanceScorer, element_count, is_trivial
+    from botgrpo_core.signals import Sample
+
+    form = "```jsx\nexport default function F() {\n  return <div><input /><button /></div>;\n}\n```"
+    image = "```jsx\nexport default function A({ src }) {\n  return <img src={src} alt='' />;\n}\n```"
+    assert element_count(form) == 3 and element_count(image) == 1
+    assert not is_trivial(form, True) and is_trivial(image, True)
+    assert SubstanceScorer().score([Sample(prompt="", completion=form)]) == [1.0]
+    # member-expression tags count too, and an element keeps its tag
+    from botgrpo_bench.react_verdict import page_facts
+
+    facts = page_facts("const a = <Stack.Navigator><Stack.Screen name='x' /><br/></Stack.Navigator>;")
+    assert [e.tag for e in facts.elements] == ["Stack.Navigator", "Stack.Screen", "br"]
+    assert [e.parent for e in facts.elements] == [-1, 0, 0]
