@@ -86,6 +86,7 @@ h1{font-size:1.2em;margin:0 0 .3em} .muted{color:#666;font-size:.9em}
 .head{font-size:.9em;margin-bottom:.4em} .head b{font-size:1.05em}
 .toks{font-family:ui-monospace,monospace;white-space:pre-wrap;line-height:1.7;word-break:break-all}
 .tok{border-radius:2px;padding:1px 0;cursor:default}
+.pen{box-shadow:inset 0 -3px 0 #cb181d}
 .tok.special,.tok.shared{font-style:italic;opacity:.8}
 .tok:hover{outline:2px solid #000}
 table{border-collapse:collapse;font-size:.85em;margin-top:.4em} td,th{padding:1px 6px;text-align:left}
@@ -158,6 +159,18 @@ def _script_json(data: Any) -> str:
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
+def penalised_tokens(record: dict[str, Any]) -> set[int]:
+    """The tokens some local signal scores below 0: underlined red in every view, so a penalty inside a
+    successful rollout shows (in the token-reward view a -1 there is alpha * 1 - beta, a light blue)."""
+    return {
+        t
+        for sig in record["signals"].values()
+        if sig["kind"] == "local" and not sig["error"]
+        for t, v in enumerate(sig["token_values"])
+        if v is not None and v < 0
+    }
+
+
 def _html_sample(record: dict[str, Any], position: int) -> str:
     """One row's block; ``position`` is its place in the page's data (``D.samples``)."""
     esc = html.escape
@@ -187,8 +200,10 @@ def _html_sample(record: dict[str, Any], position: int) -> str:
         f"<br>{' · '.join(globals_)}</div>"
     )
     toks = []
+    penalised = penalised_tokens(record)
     for t, (text, kind) in enumerate(_display_pieces(record)):
         cls = "tok" if kind == "text" else f"tok {kind}"
+        cls += " pen" if t in penalised else ""
         shown = _text(text if kind != "special" else f"⟨{text}⟩")
         shown = shown.replace("\n", "↵\n")
         toks.append(f'<span class="{cls}" data-s="{position}" data-t="{t}">{shown}</span>')
@@ -319,7 +334,8 @@ class HtmlPage:
             f"<table><tr><th>signal</th><th>kind</th><th>weight</th><th>mean</th><th>errors</th><th>reasons</th></tr>"
             f"{stats}</table>"
             f'<div class="controls">colour by: {radios} scale: {scales}<span class="legend"><span id="lo"></span>'
-            '<span class="bar" id="bar"></span><span id="hi"></span></span></div>'
+            '<span class="bar" id="bar"></span><span id="hi"></span></span> <span class="pen">underlined</span>: '
+            "a local signal's penalty, in every view</div>"
             f"{''.join(_html_sample(r, k) for k, r in enumerate(records))}"
             '<div id="tip"></div>'
             f'<script type="application/json" id="botgrpo-data">{_script_json(data)}</script>'

@@ -3,11 +3,102 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from botgrpo_core.rewards.mixture import RewardMixture
+
+
+# ------------------------------------------------------------------------------------------------
+# Progress
+# ------------------------------------------------------------------------------------------------
+#: seconds between two progress lines of one held-out evaluation
+PROGRESS_EVERY_S = 30.0
+
+
+class EvalProgress:
+    """Progress lines of one held-out generation, so a slow evaluation can be told from a stuck one.
+
+    A timer thread writes a line every ``every_s`` seconds while the generation runs, with the tokens
+    generated so far when the generation reports them (:meth:`streamer`: Hugging Face ``generate``, one
+    column of tokens at a time); a generation that makes no progress still shows its clock, with the token
+    count standing still. Used as a context manager; ``log=None`` writes nothing."""
+
+    def __init__(
+        self, log: Callable[[str], None] | None, what: str, *, every_s: float = PROGRESS_EVERY_S
+    ) -> None:
+        self.log, self.what, self.every_s = log, what, every_s
+        self.batch, self.batches, self.tokens, self.max_tokens = 0, 0, 0, 0
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._start = time.monotonic()
+
+    def line(self) -> str:
+        """The progress line now: the clock, and the batch and its tokens when known."""
+        text = f"{self.what}: {time.monotonic() - self._start:.0f} s"
+        if self.batches:
+            text += f", batch {self.batch}/{self.batches}"
+        if self.max_tokens:
+            text += f", {self.tokens}/{self.max_tokens} tokens"
+        return text
+
+    def __enter__(self) -> EvalProgress:
+        self._start = time.monotonic()
+        if self.log is not None:
+            self._thread = threading.Thread(target=self._beat, name="eval-progress", daemon=True)
+            self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+
+    def _beat(self) -> None:
+        while not self._stop.wait(self.every_s):
+            assert self.log is not None
+            self.log(self.line())
+
+    def streamer(self, batch: int, batches: int, max_tokens: int) -> Any:
+        """A ``generate(streamer=...)`` object counting batch ``batch``'s generated tokens."""
+        from transformers.generation.streamers import BaseStreamer
+
+        self.batch, self.batches, self.tokens, self.max_tokens = batch, batches, 0, max_tokens
+        progress = self
+
+        class _Count(BaseStreamer):
+            first = True
+
+            def put(self, value: Any) -> None:
+                if self.first:  # generate puts the prompt first
+                    self.first = False
+                else:
+                    progress.tokens += 1
+
+            def end(self) -> None:
+                pass
+
+        return _Count()
+
+
+def eval_line(step: int, mode: str, values: Mapping[str, float], seconds: float) -> str:
+    """The line a finished held-out evaluation writes: its task metrics, each signal's mean, the mean token
+    reward and length (``values``: :func:`evaluate`'s)."""
+    shown = [
+        f"{key.removeprefix('signals/').removesuffix('/mean')} {values[key]:.3f}"
+        for key in (
+            "answer_accuracy",
+            "step_error_rate",
+            *sorted(k for k in values if k.startswith("signals/")),
+        )
+        if isinstance(values.get(key), (int, float))
+    ]
+    shown += [f"reward {values['reward']:.3f}"] if isinstance(values.get("reward"), (int, float)) else []
+    shown += [f"length {values['length']:.0f}"] if isinstance(values.get("length"), (int, float)) else []
+    return f"held-out evaluation at step {step} ({mode}, {seconds:.0f} s): {', '.join(shown)}"
 
 
 # ------------------------------------------------------------------------------------------------
@@ -47,8 +138,10 @@ def generate(
     seed: int = 1234,
     temperature: float = 1.0,
     batch_size: int = 200,
+    progress: EvalProgress | None = None,
 ) -> tuple[list[list[int]], list[str]]:
-    """Completions (token ids up to and including EOS, and text) for ``prompts``; RNG state untouched."""
+    """Completions (token ids up to and including EOS, and text) for ``prompts``; RNG state untouched.
+    ``progress`` counts each batch's tokens (:class:`EvalProgress`)."""
     import torch
 
     texts = render_prompts(tokenizer, prompts)
@@ -62,6 +155,11 @@ def generate(
         with torch.random.fork_rng(devices=[device] if device.type == "cuda" else []), torch.no_grad():
             torch.manual_seed(seed)
             for start in range(0, len(texts), batch_size):
+                streamer = (
+                    progress.streamer(start // batch_size + 1, -(-len(texts) // batch_size), max_new_tokens)
+                    if progress is not None
+                    else None
+                )
                 enc = tokenizer(
                     texts[start : start + batch_size],
                     return_tensors="pt",
@@ -78,6 +176,7 @@ def generate(
                     max_new_tokens=max_new_tokens,
                     pad_token_id=tokenizer.pad_token_id,
                     eos_token_id=tokenizer.eos_token_id,
+                    streamer=streamer,
                     **sampling,
                 )
                 for row in gen[:, enc["input_ids"].shape[1] :].tolist():
@@ -135,39 +234,46 @@ def evaluate(
     seed: int = 1234,
     temperature: float = 1.0,
     engine: Any = None,
+    log: Callable[[str], None] | None = None,
+    progress_every_s: float = PROGRESS_EVERY_S,
 ) -> dict[str, float]:
     """Held-out metrics: the task's (answer accuracy, step error rate), the mixture's (reward, signal
     means) and ``length``, the mean completion length in tokens (EOS included).
 
     ``temperature`` applies to sampled (not greedy) evaluation; the run passes its rollout temperature, so
     the held-out figures describe the policy as training samples it. ``engine``: a colocated ``vllm.LLM``
-    holding the policy's current weights generates instead of ``model.generate`` (:func:`generate_vllm`)."""
+    holding the policy's current weights generates instead of ``model.generate`` (:func:`generate_vllm`).
+    ``log``: where a progress line goes every ``progress_every_s`` seconds of generation (:class:`EvalProgress`;
+    None: silent)."""
     from botgrpo_core.rewards.samples import decode_samples, prompt_text
 
     if not rows:
         return {}
     prompts = [r["prompt"] for r in rows]
-    if engine is not None:
-        ids, texts = generate_vllm(
-            engine,
-            tokenizer,
-            prompts,
-            max_new_tokens=max_new_tokens,
-            greedy=greedy,
-            seed=seed,
-            temperature=temperature,
-        )
-    else:
-        ids, texts = generate(
-            model,
-            tokenizer,
-            prompts,
-            max_new_tokens=max_new_tokens,
-            greedy=greedy,
-            seed=seed,
-            temperature=temperature,
-            batch_size=batch_size,
-        )
+    what = f"  held-out {'greedy' if greedy else 'sampled'}, {len(prompts)} completions"
+    with EvalProgress(log, what, every_s=progress_every_s) as progress:
+        if engine is not None:
+            ids, texts = generate_vllm(
+                engine,
+                tokenizer,
+                prompts,
+                max_new_tokens=max_new_tokens,
+                greedy=greedy,
+                seed=seed,
+                temperature=temperature,
+            )
+        else:
+            ids, texts = generate(
+                model,
+                tokenizer,
+                prompts,
+                max_new_tokens=max_new_tokens,
+                greedy=greedy,
+                seed=seed,
+                temperature=temperature,
+                batch_size=batch_size,
+                progress=progress,
+            )
     plain = [{k: v for k, v in r.items() if k != "prompt"} for r in rows]
     out: dict[str, float] = {}
     if task is not None:

@@ -45,7 +45,7 @@ if TYPE_CHECKING:
     from botgrpo_core.config.presets import Preset
     from botgrpo_core.rewards.mixture import RewardMixture
 from botgrpo_core.engine.data import RunData, check_rows, load_data, to_trainer_rows
-from botgrpo_core.engine.evaluation import colocated_engine, evaluate
+from botgrpo_core.engine.evaluation import colocated_engine, eval_line, evaluate
 from botgrpo_core.engine.interrupt import RunInterrupted, StopOnSignal, disk_full
 from botgrpo_core.engine.lora import check_lora_targets
 from botgrpo_core.engine.model import load_model, prepare_model_dir
@@ -129,7 +129,7 @@ class _RunContext:
         result: dict[str, float] = {}
         engine = colocated_engine(self.trainer) if self.run_data.eval else None  # every rank
         if self.is_main and self.run_data.eval:
-            t = self.config.training
+            t, eval_start = self.config.training, time.time()
             modes = ["sampled", "greedy"] if t.eval_greedy else ["sampled"]
             for mode in modes:
                 rows = self.run_data.eval
@@ -146,8 +146,10 @@ class _RunContext:
                     batch_size=t.eval_batch_size,
                     temperature=t.temperature,  # sampled evaluation at the rollout temperature
                     engine=engine,
+                    log=self.log,  # a progress line every 30 s: a slow evaluation is not a hang
                 )
                 result.update({f"eval/{mode}/{k}": v for k, v in values.items()})
+                self.log(eval_line(step, mode, values, time.time() - eval_start))
             if self.trainer is not None and self.trainer.last_advantages is not None:
                 hist = torch.histc(self.trainer.last_advantages.clamp(-4, 4), bins=40, min=-4, max=4)
                 result["advantages/histogram"] = hist.tolist()
@@ -172,12 +174,29 @@ class _RunContext:
         self.bar.refresh()
 
 
-def _set_threads(config: RunConfig) -> None:
+def _set_threads(config: RunConfig, log: Callable[[str], None] = print) -> None:
     import torch
 
     if config.engine.device != "cuda":
         torch.set_num_threads(config.training.num_threads)
         os.environ.setdefault("OMP_NUM_THREADS", str(config.training.num_threads))
+        load = os.getloadavg()[0] if hasattr(os, "getloadavg") else 0.0
+        warning = thread_warning(config.training.num_threads, os.cpu_count() or 1, load)
+        if warning:
+            log(warning)
+
+
+def thread_warning(threads: int, cores: int, load: float) -> str | None:
+    """A warning when ``training.num_threads`` asks for more cores than this machine has free: torch's
+    OpenMP threads then wait on each other at every barrier, and a step or an evaluation can take many
+    times as long with no output (issue 59: 16 min in the first evaluation on a busy 2-core machine)."""
+    if threads <= 1 or threads + load <= cores + 0.5:
+        return None
+    return (
+        f"warning: training.num_threads is {threads} on a machine with {cores} cores and a load of {load:.1f}: "
+        "the threads will wait on each other (a step or an evaluation can take many times as long); "
+        "set training.num_threads: 1 while other jobs run"
+    )
 
 
 @dataclass
@@ -259,7 +278,7 @@ def _run(
     from transformers.utils import logging as hf_logging
 
     hf_logging.disable_progress_bar()  # "Writing model shards" bars at every checkpoint
-    _set_threads(config)
+    _set_threads(config, log if is_main else _silent)
     owns_group = not _process_group_initialized()  # else the caller's: left for it to destroy
     setup = _checked_setup(config, log if is_main else _silent)
     resume_from = last_checkpoint(output_dir, log if is_main else _silent) if resume else None
@@ -457,7 +476,11 @@ def _train(
     if progress and ctx.is_main:
         from tqdm.auto import tqdm
 
-        ctx.bar = tqdm(total=t.steps, desc=f"{preset.name} training", unit="step", file=sys.stderr)
+        # a resumed run's bar starts at its checkpoint's step, and its s/step counts this process's steps only
+        done = checkpoint_step(last_checkpoint) if last_checkpoint is not None else 0
+        ctx.bar = tqdm(
+            total=t.steps, initial=done, desc=f"{preset.name} training", unit="step", file=sys.stderr
+        )
     ctx.log(
         f"training {t.steps} steps: preset {preset.name} (estimator {preset.estimator}), "
         f"{t.prompts_per_step} prompts x {t.group_size} rollouts per step"

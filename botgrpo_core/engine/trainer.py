@@ -21,6 +21,7 @@ the batch is refilled by generating for more prompts.
 from __future__ import annotations
 
 import contextlib
+import os
 import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -36,7 +37,7 @@ from botgrpo_core.engine.batches import _pad_right
 from botgrpo_core.engine.dominance import OutcomeDominance
 from botgrpo_core.engine.dynamic_sampling import DynamicSampling
 from botgrpo_core.engine.signal_health import SignalHealth
-from botgrpo_core.engine.trl_algorithm import check_trl_args, preset_from_trl_args
+from botgrpo_core.engine.trl_algorithm import check_trl_args, preset_from_trl_args, trl_preset_note
 from botgrpo_core.engine.trl_args import default_grpo_config, with_mixture_weight
 from botgrpo_core.engine.trl_fields import check_grpo_config
 from botgrpo_core.estimators.gathered import gathered_advantages, group_keep
@@ -116,6 +117,7 @@ class BoTGRPOTrainer(DynamicSampling, GRPOTrainer):
             )
         args = args if args is not None else default_grpo_config(model)
         check_grpo_config(args)
+        derived = preset is None
         if preset is None:
             preset = preset_from_trl_args(args)
         else:
@@ -133,6 +135,8 @@ class BoTGRPOTrainer(DynamicSampling, GRPOTrainer):
         self._success_bound = None if funcs or environment_factory else self._max_outcome(self.mixture)
         self.last_advantages: torch.Tensor | None = None  # valid-token advantages of the last batch (plots)
         self.log_fn = log_fn or (lambda message: print(message, file=sys.stderr, flush=True))
+        if derived and os.environ.get("RANK", "0") == "0":  # say what trl-<loss_type>+<estimator> means, once
+            self.log_fn(trl_preset_note(preset))
         self._warned: dict[str, int] = {}
         self._signal_health = SignalHealth(self.mixture.config.on_signal_failure, self.log_fn)
         self.dominance = OutcomeDominance(
@@ -322,7 +326,31 @@ class BoTGRPOTrainer(DynamicSampling, GRPOTrainer):
         out["advantages"] = advantages
         out["_keep_group"] = keep_group
         self._log_batch(mode, table, advantages, mask, mix)
+        self._log_completion_advantages(advantages, mask)
         return out
+
+    def _log_completion_advantages(self, advantages: torch.Tensor, mask: torch.Tensor) -> None:
+        """TRL's completions table (``GRPOConfig.log_completions``) with botgrpo's advantages: TRL logged its own
+        ``(B,)`` advantage, computed before botgrpo's replaced it; its ``advantage`` column becomes the
+        rollout's mean token advantage and ``token_advantages`` holds each completion token's (4 decimals)."""
+        if not getattr(self, "log_completions", False):
+            return
+        from accelerate.utils import gather_object
+
+        per_token = [
+            [round(float(a), 4) for a in row[keep]]
+            for row, keep in zip(advantages.detach().float().cpu(), mask.cpu().bool(), strict=True)
+        ]
+        means = [
+            float(row[keep].mean()) if keep.any() else 0.0
+            for row, keep in zip(advantages.detach().double().cpu(), mask.cpu().bool(), strict=True)
+        ]
+        means, per_token = gather_object(means), gather_object(per_token)
+        logged = self._logs["advantages"]
+        for _ in range(min(len(means), len(logged))):  # TRL's values of this batch, the last ones logged
+            logged.pop()
+        logged.extend(means)
+        self._logs["extra"]["token_advantages"].extend(per_token)
 
     def _centre_uncovered(self, mix: MixtureOutput, mask: torch.Tensor, mode: str) -> MixtureOutput:
         """Signals with ``uncovered: group_mean``: uncovered tokens at their group's mean verdict

@@ -122,6 +122,16 @@ def check_trl_args(args: GRPOConfig, preset: Preset) -> None:
             )
 
 
+def trl_preset_note(preset: Preset) -> str:
+    """The line a trainer built without ``preset=`` says once: what its ``trl-<loss_type>+<estimator>`` preset
+    is, and how to pick a named algorithm instead."""
+    return (
+        f"BoTGRPOTrainer: no preset= given, so the algorithm is the GRPOConfig's: {preset.name} = "
+        f"{preset.description}. For a named algorithm (bot-grpo, grpo, dapo, ...: docs/algorithms.md) pass "
+        "preset=get_preset(name) with a GRPOConfig matching it (trl_algorithm_args, docs/python-api.md)"
+    )
+
+
 def preset_from_trl_args(
     args: GRPOConfig, estimator: str = "bot", estimator_options: dict[str, Any] | None = None
 ) -> Preset:
@@ -155,7 +165,11 @@ def preset_from_trl_args(
             eps_high=eps_high,
             kl_coef=args.beta,
             uses_local_signals=True,
-            description=f"TRL loss_type {args.loss_type!r} with botgrpo's advantages",
+            description=(
+                f"TRL's loss_type {args.loss_type!r} ({loss.with_token_advantages}; clip {args.epsilon:g}/"
+                f"{eps_high:g}, KL beta {args.beta:g}, {args.importance_sampling_level}-level ratio) with "
+                f"botgrpo's {estimator!r} advantages"
+            ),
         )
     except PresetError as exc:
         raise ValueError(f"{exc} (from the GRPOConfig; pass preset= to choose the algorithm)") from None

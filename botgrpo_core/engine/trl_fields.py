@@ -152,7 +152,9 @@ GRPO_FIELDS: dict[str, FieldRule] = {
     ),
     "use_bias_correction_kl": _P,
     "log_completions": FieldRule(
-        PASSED, "its table's advantage column is TRL's own (B,) one, computed before botgrpo replaces it"
+        PASSED,
+        "its table's advantage column is botgrpo's (each rollout's mean token advantage), and a "
+        "token_advantages column holds every completion token's",
     ),
     "log_multimodal": _P,
     "num_completions_to_print": _P,
