@@ -158,6 +158,8 @@ _EXPECT_KINDS = (
     "disappears",
     "text_changes",
     "title",
+    "called",
+    "not_called",
 )
 
 
@@ -173,7 +175,10 @@ class Expect(_Strict):
       before the check's steps;
     - ``appears`` / ``disappears``: none matched before the steps and some match after / the reverse;
     - ``text_changes``: the page's text differs from before the steps;
-    - ``title``: a regex on ``document.title``.
+    - ``title``: a regex on ``document.title``;
+    - ``called`` / ``not_called``: the prop given as a spy (``{"$botgrpo": "spy", "name": NAME}`` in the
+      suite's props) was / was not called during the check; with ``args``, some call's arguments (as JSON)
+      match that regex.
     """
 
     exists: Selector | None = None
@@ -187,12 +192,15 @@ class Expect(_Strict):
     disappears: Selector | None = None
     text_changes: bool | None = None
     title: str | None = None
+    called: str | None = None
+    not_called: str | None = None
+    args: str | None = None
     min: int | None = Field(None, ge=0)
     max: int | None = Field(None, ge=0)
     change: int | None = None
     tol: float | None = Field(None, ge=0)
 
-    @field_validator("text", "no_text", "title")
+    @field_validator("text", "no_text", "title", "args")
     @classmethod
     def _is_regex(cls, value: str | None) -> str | None:
         return _regex(value)
@@ -208,6 +216,8 @@ class Expect(_Strict):
             raise ValueError("count and change go together (count: a selector, change: the expected delta)")
         if (self.min is not None or self.max is not None) and self.exists is None:
             raise ValueError("min and max belong to exists")
+        if self.args is not None and self.called is None:
+            raise ValueError("args belongs to called")
         if self.text_changes is False:
             raise ValueError("text_changes: true is the only form")
         return self

@@ -375,3 +375,33 @@ def test_all_or_none(sandbox_ready: None) -> None:
     finally:
         s.close()
     assert (full.value, part.value) == (1.0, 0.0) and part.meta["passed"] == "2/3"
+
+
+def test_a_spy_prop_records_its_calls(scorer) -> None:
+    page = _page(
+        "export default function SearchBar({ onSearch }) {\n  const [q, setQ] = useState('');\n"
+        "  return <div><input value={q} onChange={(e) => setQ(e.target.value)} />"
+        "<button onClick={() => onSearch(q.trim())}>Search</button></div>;\n}"
+    )
+    suite = {
+        "props": {"onSearch": {"$botgrpo": "spy", "name": "onSearch"}},
+        "checks": [
+            {
+                "name": "trimmed",
+                "do": [{"type": {"role": "textbox"}, "value": "  cats "}, {"click": {"role": "button"}}],
+                "expect": [{"called": "onSearch", "args": r'^\["cats"\]$'}],
+            },
+            {
+                "name": "not before a click",
+                "do": [{"type": {"role": "textbox"}, "value": "x"}],
+                "expect": [{"not_called": "onSearch"}],
+            },
+            {
+                "name": "wrong args",
+                "do": [{"click": {"role": "button"}}],
+                "expect": [{"called": "onSearch", "args": "cats"}],
+            },
+        ],
+    }
+    (v,) = _score(scorer, [(page, suite)])
+    assert v.meta["passed"] == "2/3" and 'wrong args: the onSearch prop was called with [""]' in _failed(v)

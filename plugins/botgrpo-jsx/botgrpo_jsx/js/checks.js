@@ -468,6 +468,15 @@ function makeRunner(env) {
       if (before.counts[index] === 0 || n > 0) return `${describe(e.disappears)} did not disappear (${before.counts[index]} -> ${n})`;
     } else if (e.text_changes) {
       if (page() === before.text) return `the page's text did not change: ${JSON.stringify(page().slice(0, 120))}`;
+    } else if (e.called !== undefined) {
+      const calls = env.spyCalls.get(e.called) || [];
+      if (!calls.length) return `the ${e.called} prop was not called`;
+      if (e.args !== undefined && !calls.some((c) => regex(e.args).test(c))) {
+        return `the ${e.called} prop was called with ${calls.slice(-3).join(", ").slice(0, 200)}, not /${e.args}/`;
+      }
+    } else if (e.not_called !== undefined) {
+      const calls = env.spyCalls.get(e.not_called) || [];
+      if (calls.length) return `the ${e.not_called} prop was called (${calls[0].slice(0, 100)})`;
     } else if (e.title !== undefined) {
       if (!regex(e.title).test(String(document.title || ""))) return `the document title is ${JSON.stringify(String(document.title || ""))}, not /${e.title}/`;
     }
@@ -477,6 +486,7 @@ function makeRunner(env) {
   async function runOne(check) {
     env.errors.length = 0;
     clock.errors.length = 0;
+    env.spyCalls.clear();
     await env.mount();
     await wait(0); // what a browser runs right after the first paint: timers of 0 ms
     const before = snapshot(check);

@@ -331,13 +331,32 @@ function sampleRequire(name) {
   return stubModule();
 }
 
-// Props from the caller: {"$botgrpo": "stub" | "function" | "element"} markers become values.
+// Props from the caller: {"$botgrpo": "stub" | "function" | "element" | "spy"} markers become values; a
+// spy ({"$botgrpo": "spy", "name": "onSave"}) is a function that records its calls' arguments (as JSON)
+// in spyCalls under its name, for jsx.checks' `called` expectation.
+const spyCalls = new Map();
+function spy(name) {
+  return (...args) => {
+    const calls = spyCalls.get(name) || [];
+    if (calls.length < 100) {
+      let text;
+      try {
+        text = stringify(args, (k, v) => (v !== null && typeof v === "object" && v.nodeType ? "[element]" : typeof v === "function" ? "[function]" : v));
+      } catch {
+        text = "[unserialisable]";
+      }
+      calls.push(String(text).slice(0, 2000));
+    }
+    spyCalls.set(name, calls);
+  };
+}
 function revive(value) {
   if (Array.isArray(value)) return value.map(revive);
   if (value === null || typeof value !== "object") return value;
   if (value.$botgrpo === "stub") return stub();
   if (value.$botgrpo === "function") return () => undefined;
-  if (value.$botgrpo === "element") return React.createElement("span", null, "text");
+  if (value.$botgrpo === "element") return React.createElement("span", null, typeof value.text === "string" ? value.text : "text");
+  if (value.$botgrpo === "spy") return spy(String(value.name || "spy"));
   const out = {};
   for (const key of Object.keys(value)) out[key] = revive(value[key]);
   return out;
@@ -490,7 +509,7 @@ async function run(request) {
 // are not run: what it left running could act on their page.
 async function runChecks(request, container, element) {
   const clock = request.clock;
-  const env = { React, window: globalThis.window, document: globalThis.document, realTimers, clock, container, errors: request.pageErrors };
+  const env = { React, window: globalThis.window, document: globalThis.document, realTimers, clock, container, errors: request.pageErrors, spyCalls };
   env.mount = async () => {
     if (element === null) return;
     await React.act(async () => {
