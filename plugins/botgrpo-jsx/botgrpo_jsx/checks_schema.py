@@ -8,7 +8,7 @@ when each expectation holds (``js/checks.js`` runs them in the render sandbox).
 
 Elements are found by a :class:`Selector`: a ``role`` (an element of that kind: ``button`` is a
 ``<button>``, an ``<input type=button|submit|reset>`` or ``role="button"``; the list is :data:`ROLES`), a
-``tag``, a ``label`` (a regular expression, case-insensitive, searched in what the element is called: its
+``tag``, a ``style`` (a regex on the ``style`` attribute), ``attrs`` (attribute -> regex), a ``label`` (a regular expression, case-insensitive, searched in what the element is called: its
 ``aria-label``, ``title``, ``placeholder``, ``alt``, ``name``, ``id``, ``value``, the text of its
 ``<label>``, and for anything but a field its own text) and a ``text`` (searched in its visible text; a
 field's text is its value). Hidden elements (the ``hidden`` attribute, ``display: none``, ``visibility:
@@ -78,12 +78,25 @@ class Selector(_Strict):
     tag: str | None = Field(None, description="an HTML tag name (input, li, h2, ...)")
     label: str | None = Field(None, description="regex (case-insensitive) on what the element is called")
     text: str | None = Field(None, description="regex (case-insensitive) on the element's visible text")
+    style: str | None = Field(None, description="regex (case-insensitive) on the element's style attribute")
+    attrs: dict[str, str] | None = Field(
+        None, description="attribute name -> regex (case-insensitive) its value must match (it must be set)"
+    )
     nth: int = Field(0, ge=0, description="for a step: which of the matching elements (0 = the first)")
 
-    @field_validator("label", "text")
+    @field_validator("label", "text", "style")
     @classmethod
     def _is_regex(cls, value: str | None) -> str | None:
         return _regex(value)
+
+    @field_validator("attrs")
+    @classmethod
+    def _attrs(cls, value: dict[str, str] | None) -> dict[str, str] | None:
+        for name, source in (value or {}).items():
+            if not _TAG.match(name):
+                raise ValueError(f"attribute name {name!r} is not one")
+            _regex(source)
+        return value
 
     @field_validator("tag")
     @classmethod
@@ -93,7 +106,20 @@ class Selector(_Strict):
         return value
 
 
-_STEP_KINDS = ("click", "type", "change", "submit", "key", "hover", "leave", "event", "wait")
+_STEP_KINDS = (
+    "click",
+    "type",
+    "change",
+    "submit",
+    "key",
+    "hover",
+    "leave",
+    "event",
+    "wait",
+    "resize",
+    "scroll",
+    "remount",
+)
 
 
 class Step(_Strict):
@@ -108,13 +134,18 @@ class Step(_Strict):
       checkbox or radio is set to ``value`` (true/false) by a click; another field (range, number, date)
       gets ``value`` with input and change events;
     - ``submit``: the form (``submit: {}`` = the first form) is submitted by its submit button if it has
-      one, else by a submit event;
+      one, else by a submit event; ``submit: {}`` on a page without a ``<form>`` clicks the first button
+      called like a submit button (submit, send, save, sign up, register, post, ...: ``js/checks.js``);
     - ``key``: keydown (and keypress for a character) and keyup of ``key`` (``Enter``, ``Escape``,
       ``ArrowDown``, ``a``, ``" "``) on ``on`` (else the focused element, else the page); Enter in a
       text field submits its form, as in a browser;
     - ``hover`` / ``leave``: the mouse moves over / out of the element (React's enter and leave events);
     - ``event``: any DOM event by name (``dragover``, ``contextmenu``, ``wheel``) on ``on``;
-    - ``wait``: the fake clock advances ``wait`` ms, firing the page's timers due in order.
+    - ``wait``: the fake clock advances ``wait`` ms, firing the page's timers due in order;
+    - ``resize``: the window becomes ``WxH`` (``"800x600"``; it starts at 1024x768) and gets a resize event;
+    - ``scroll``: the page (3000 px tall in a 768 px window) is scrolled to ``scroll`` px: ``scrollY``,
+      ``scrollTop`` and a scroll event on the window and the document;
+    - ``remount: true``: the page reloads (a fresh mount; ``localStorage`` and the clock are kept).
     """
 
     click: Selector | None = None
@@ -126,11 +157,15 @@ class Step(_Strict):
     leave: Selector | None = None
     event: str | None = Field(None, pattern=r"^[a-z]{1,30}$")
     wait: int | None = Field(None, ge=0, le=MAX_WAIT_MS)
+    resize: str | None = Field(None, pattern=r"^[1-9][0-9]{1,4}x[1-9][0-9]{1,4}$")
+    scroll: int | None = Field(None, ge=0, le=100_000)
+    remount: bool | None = None
     value: str | bool | int | float | None = None
     on: Selector | None = None
     shift: bool = False
     ctrl: bool = False
     double: bool = False
+    optional: bool = Field(False, description="skip this step when its element is not on the page")
 
     @model_validator(mode="after")
     def _one_action(self) -> Step:
@@ -151,16 +186,25 @@ _EXPECT_KINDS = (
     "absent",
     "text",
     "no_text",
+    "shown",
+    "not_shown",
     "number",
     "no_number",
     "count",
     "appears",
     "disappears",
     "text_changes",
+    "text_same",
+    "html_changes",
+    "html_same",
     "title",
     "called",
     "not_called",
+    "any",
 )
+
+
+_COMPARING = ("count", "appears", "disappears", "text_changes", "text_same", "html_changes", "html_same")
 
 
 class Expect(_Strict):
@@ -169,38 +213,50 @@ class Expect(_Strict):
     - ``exists``: at least ``min`` (default 1) and at most ``max`` matching elements;
     - ``absent``: no matching element;
     - ``text`` / ``no_text``: a regex (case-insensitive) is / is not found in the page's text;
+    - ``shown`` / ``not_shown``: the same on the page's text without the fields' values (what the page
+      writes, not what was typed);
     - ``number`` / ``no_number``: a number (within ``tol``) is / is not among the page's numbers (``1,234``
       and ``-3.5`` read as numbers);
     - ``count`` with ``change``: the number of matching elements changed by exactly ``change`` since
       before the check's steps;
     - ``appears`` / ``disappears``: none matched before the steps and some match after / the reverse;
-    - ``text_changes``: the page's text differs from before the steps;
+    - ``text_changes`` / ``text_same``: the page's text differs from / equals its text before the steps;
+    - ``html_changes`` / ``html_same``: the page's HTML (elements, attributes, text) differs from before the steps (a
+      selection shown only by a style or class);
     - ``title``: a regex on ``document.title``;
     - ``called`` / ``not_called``: the prop given as a spy (``{"$botgrpo": "spy", "name": NAME}`` in the
       suite's props) was / was not called during the check; with ``args``, some call's arguments (as JSON)
-      match that regex.
+      match that regex;
+    - ``any``: at least one of these expectations holds (they may not compare with before the steps:
+      ``count``, ``appears``, ``disappears``, ``text_changes``, ``text_same``, ``html_changes``).
     """
 
     exists: Selector | None = None
     absent: Selector | None = None
     text: str | None = None
     no_text: str | None = None
+    shown: str | None = None
+    not_shown: str | None = None
     number: float | None = None
     no_number: float | None = None
     count: Selector | None = None
     appears: Selector | None = None
     disappears: Selector | None = None
     text_changes: bool | None = None
+    text_same: bool | None = None
+    html_changes: bool | None = None
+    html_same: bool | None = None
     title: str | None = None
     called: str | None = None
     not_called: str | None = None
     args: str | None = None
+    any: tuple[Expect, ...] | None = Field(None, min_length=2, max_length=8)
     min: int | None = Field(None, ge=0)
     max: int | None = Field(None, ge=0)
     change: int | None = None
     tol: float | None = Field(None, ge=0)
 
-    @field_validator("text", "no_text", "title", "args")
+    @field_validator("text", "no_text", "shown", "not_shown", "title", "args")
     @classmethod
     def _is_regex(cls, value: str | None) -> str | None:
         return _regex(value)
@@ -216,10 +272,15 @@ class Expect(_Strict):
             raise ValueError("count and change go together (count: a selector, change: the expected delta)")
         if (self.min is not None or self.max is not None) and self.exists is None:
             raise ValueError("min and max belong to exists")
+        for sub in self.any or ():
+            if any(getattr(sub, k) is not None for k in _COMPARING):
+                raise ValueError(
+                    f"an `any` holds no {'/'.join(_COMPARING)} expectation (they compare with before)"
+                )
         if self.args is not None and self.called is None:
             raise ValueError("args belongs to called")
-        if self.text_changes is False:
-            raise ValueError("text_changes: true is the only form")
+        if False in (self.text_changes, self.text_same, self.html_changes, self.html_same):
+            raise ValueError("text_changes, text_same, html_changes and html_same take true only")
         return self
 
 
@@ -227,6 +288,7 @@ class Check(_Strict):
     """A named check: ``do`` these steps on a fresh mount, then every ``expect`` must hold."""
 
     name: str = Field(..., min_length=1, max_length=80)
+    props: dict[str, Any] | None = Field(None, description="this check's props (else the suite's)")
     do: tuple[Step, ...] = Field((), max_length=MAX_STEPS)
     expect: tuple[Expect, ...] = Field(..., min_length=1, max_length=MAX_STEPS)
 

@@ -19,7 +19,7 @@ const RealDate = Date; // captured when the harness loads, before any sample run
 const START = Date.UTC(2026, 2, 2, 10, 30, 0); // Monday 2 March 2026, 10:30 UTC
 
 // ---- the fake clock ------------------------------------------------------------------------------
-function installClock() {
+function installClock(randomSource) {
   const clock = { now: START, seq: 0, timers: new Map(), errors: [] };
   const add = (fn, ms, args, every) => {
     const id = ++clock.seq;
@@ -39,6 +39,14 @@ function installClock() {
   FakeDate.prototype = RealDate.prototype;
   FakeDate.now = () => clock.now;
   globalThis.Date = FakeDate;
+  // and a seeded Math.random (mulberry32), so a page's dice and shuffles are the same on every run
+  let seed = 58;
+  randomSource.next = () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
   // the next timer due by `until`, in order of time, then of creation
   clock.next = (until) => {
     let best = null;
@@ -123,7 +131,7 @@ const ROLES = {
 
 // The text a user sees in an element: its text, a field's value, a select's chosen option; a space at
 // every element's edge (block or inline), whitespace runs as one space.
-function textOf(el, container) {
+function textOf(el, container, fields = true) {
   const parts = [];
   const walk = (node) => {
     if (node.nodeType === 3) {
@@ -134,11 +142,11 @@ function textOf(el, container) {
     const tag = node.tagName;
     if (tag === "SCRIPT" || tag === "STYLE") return;
     if (tag === "INPUT" && !["checkbox", "radio", "hidden"].includes(inputType(node))) {
-      parts.push(" ", String(node.value ?? ""), " ");
+      if (fields) parts.push(" ", String(node.value ?? ""), " ");
       return;
     }
     if (tag === "TEXTAREA") {
-      parts.push(" ", String(node.value ?? ""), " ");
+      if (fields) parts.push(" ", String(node.value ?? ""), " ");
       return;
     }
     if (tag === "SELECT") {
@@ -191,6 +199,8 @@ function describe(sel) {
   if (!bits.length) bits.push("element");
   if (sel.label) bits.push("named /" + sel.label + "/");
   if (sel.text) bits.push("with text /" + sel.text + "/");
+  if (sel.style) bits.push("styled /" + sel.style + "/");
+  for (const [k, v] of Object.entries(sel.attrs || {})) bits.push(`[${k}=/${v}/]`);
   return bits.join(" ");
 }
 function find(sel, container, document) {
@@ -208,7 +218,15 @@ function find(sel, container, document) {
     const re = regex(sel.text);
     els = els.filter((el) => re.test(textOf(el, container)));
   }
-  if (sel.text || sel.label) {
+  if (sel.style) {
+    const re = regex(sel.style);
+    els = els.filter((el) => re.test(attr(el, "style") || ""));
+  }
+  for (const [name, source] of Object.entries(sel.attrs || {})) {
+    const re = regex(source);
+    els = els.filter((el) => hasAttr(el, name) && re.test(attr(el, name) || ""));
+  }
+  if (sel.text || sel.label || sel.style) {
     // the innermost matches: a <div> around the button named "Add" is not the button
     els = els.filter((el) => !els.some((other) => other !== el && DOM.contains.call(el, other)));
   }
@@ -226,8 +244,12 @@ function numbers(text) {
   return (text.match(/-?\d[\d,]*(?:\.\d+)?/g) || []).map((s) => Number(s.replace(/,/g, "")));
 }
 
+// What a form's submit button is called, for a form written without a <form>.
+const SUBMIT_LABEL = "submit|send|save|sign|register|post|book|order|subscribe|apply|join|continue|log ?in|done|finish|confirm|create|add";
+
 // ---- the runner ----------------------------------------------------------------------------------
 class CheckFailed extends Error {}
+class NotFound extends CheckFailed {}
 
 function makeRunner(env) {
   const { React, window, document, realTimers, clock } = env;
@@ -263,12 +285,15 @@ function makeRunner(env) {
     if (set) set.call(el, value);
     else el.setAttribute("value", value);
   };
-  const pointer = { button: 0, buttons: 1, clientX: 10, clientY: 10, relatedTarget: null };
+  // a pointer at (137, 59) in every frame of reference
+  const pointer = { button: 0, buttons: 1, relatedTarget: null };
+  for (const k of ["clientX", "pageX", "screenX", "x", "offsetX"]) pointer[k] = 137;
+  for (const k of ["clientY", "pageY", "screenY", "y", "offsetY"]) pointer[k] = 59;
 
   const one = (sel, what) => {
     const els = find(sel, env.container, document);
     const el = els[sel.nth || 0];
-    if (!el) throw new CheckFailed(`${what}: no ${describe(sel)}${sel.nth ? ` number ${sel.nth + 1}` : ""}` + around(sel, env.container, document));
+    if (!el) throw new NotFound(`${what}: no ${describe(sel)}${sel.nth ? ` number ${sel.nth + 1}` : ""}` + around(sel, env.container, document));
     return el;
   };
   const disabled = (el) => {
@@ -402,7 +427,15 @@ function makeRunner(env) {
     } else if (step.type) await type(one(step.type, "type into"), step.value ?? "");
     else if (step.change) await change(one(step.change, "change"), step.value);
     else if (step.submit !== undefined) {
-      const form = one(step.submit || { role: "form" }, "submit");
+      const bare = !step.submit || Object.keys(step.submit).length === 0;
+      if (bare && find({ role: "form" }, env.container, document).length === 0) {
+        // a form without a <form>: its button does the submitting
+        const button = find({ role: "button", label: SUBMIT_LABEL }, env.container, document)[0];
+        if (!button) throw new NotFound("submit: no form, and no button named /" + SUBMIT_LABEL + "/" + around({ role: "button" }, env.container, document));
+        await click(button);
+        return;
+      }
+      const form = one(bare ? { role: "form" } : step.submit, "submit");
       const submitter = all(form, "button, input").find(isSubmitter);
       if (submitter) await click(submitter);
       else await dispatch(form, event("submit"));
@@ -420,11 +453,39 @@ function makeRunner(env) {
       const el = one(step.on || { tag: "*" }, step.event);
       await dispatch(el, event(step.event, pointer));
     } else if (step.wait !== undefined) await wait(step.wait);
+    else if (step.remount) {
+      // the page reloaded: a fresh mount; what the page stored (localStorage) and the clock stay
+      await env.mount(env.checkProps);
+      await wait(0);
+    } else if (step.resize) {
+      const [w, h] = step.resize.split("x").map(Number);
+      await act(async () => {
+        for (const [k, v] of [["innerWidth", w], ["innerHeight", h], ["outerWidth", w], ["outerHeight", h]]) {
+          Object.defineProperty(window, k, { value: v, configurable: true, writable: true });
+        }
+        DOM.dispatchEvent.call(window, event("resize", { bubbles: false }));
+      });
+    } else if (step.scroll !== undefined) {
+      // a page 3000 px tall in a 768 px window, scrolled to `scroll` px
+      await act(async () => {
+        const root = document.documentElement;
+        for (const [k, v] of [["scrollY", step.scroll], ["pageYOffset", step.scroll]]) {
+          Object.defineProperty(window, k, { value: v, configurable: true, writable: true });
+        }
+        for (const el of [root, document.body]) {
+          for (const [k, v] of [["scrollTop", step.scroll], ["scrollHeight", 3000], ["clientHeight", 768], ["offsetHeight", 3000]]) {
+            Object.defineProperty(el, k, { value: v, configurable: true, writable: true });
+          }
+        }
+        DOM.dispatchEvent.call(window, event("scroll", { bubbles: false }));
+        DOM.dispatchEvent.call(document, event("scroll", { bubbles: false }));
+      });
+    }
   }
 
   // The page's state an expectation compares with: counts and text before the actions.
   function snapshot(check) {
-    const before = { text: textOf(env.container, env.container), counts: [] };
+    const before = { text: textOf(env.container, env.container), html: String(env.container.innerHTML), counts: [] };
     for (const e of check.expect || []) {
       const sel = e.count || e.appears || e.disappears;
       before.counts.push(sel ? find(sel, env.container, document).length : 0);
@@ -434,7 +495,10 @@ function makeRunner(env) {
 
   function test(e, before, index) {
     const page = () => textOf(env.container, env.container);
-    if (e.exists) {
+    if (e.any) {
+      const whys = e.any.map((sub) => test(sub, before, null));
+      if (whys.every((w) => w !== null)) return "none of: " + whys.join("; or ");
+    } else if (e.exists) {
       const n = find(e.exists, env.container, document).length;
       const min = e.min ?? 1;
       if (n < min || (e.max !== undefined && e.max !== null && n > e.max)) {
@@ -446,6 +510,12 @@ function makeRunner(env) {
       if (n) return `expected no ${describe(e.absent)}, found ${n}`;
     } else if (e.text !== undefined) {
       if (!regex(e.text).test(page())) return `no text /${e.text}/ on the page: ${JSON.stringify(page().slice(0, 160))}`;
+    } else if (e.shown !== undefined) {
+      const text = textOf(env.container, env.container, false);
+      if (!regex(e.shown).test(text)) return `no text /${e.shown}/ outside the fields: ${JSON.stringify(text.slice(0, 160))}`;
+    } else if (e.not_shown !== undefined) {
+      const m = regex(e.not_shown).exec(textOf(env.container, env.container, false));
+      if (m) return `text /${e.not_shown}/ is shown outside the fields: ${JSON.stringify(m[0].slice(0, 60))}`;
     } else if (e.no_text !== undefined) {
       const m = regex(e.no_text).exec(page());
       if (m) return `text /${e.no_text}/ is on the page: ${JSON.stringify(m[0].slice(0, 60))}`;
@@ -466,6 +536,12 @@ function makeRunner(env) {
     } else if (e.disappears) {
       const n = find(e.disappears, env.container, document).length;
       if (before.counts[index] === 0 || n > 0) return `${describe(e.disappears)} did not disappear (${before.counts[index]} -> ${n})`;
+    } else if (e.html_changes) {
+      if (String(env.container.innerHTML) === before.html) return "the page did not change (its elements, attributes and text are as before)";
+    } else if (e.html_same) {
+      if (String(env.container.innerHTML) !== before.html) return "the page changed (its elements, attributes or text)";
+    } else if (e.text_same) {
+      if (page() !== before.text) return `the page's text changed: ${JSON.stringify(before.text.slice(0, 80))} -> ${JSON.stringify(page().slice(0, 80))}`;
     } else if (e.text_changes) {
       if (page() === before.text) return `the page's text did not change: ${JSON.stringify(page().slice(0, 120))}`;
     } else if (e.called !== undefined) {
@@ -487,11 +563,31 @@ function makeRunner(env) {
     env.errors.length = 0;
     clock.errors.length = 0;
     env.spyCalls.clear();
-    await env.mount();
+    // each check on a fresh page: nothing stored, no title (a reload within a check keeps them)
+    for (const store of [window.localStorage, window.sessionStorage]) {
+      try {
+        store.clear();
+      } catch {
+        // a page that replaced its storage: leave it
+      }
+    }
+    try {
+      document.title = "";
+    } catch {
+      // no title to reset
+    }
+    await env.mount(check.props);
     await wait(0); // what a browser runs right after the first paint: timers of 0 ms
+    env.checkProps = check.props;
     const before = snapshot(check);
     for (const step of check.do || []) {
-      await perform(step);
+      try {
+        await perform(step);
+      } catch (error) {
+        // an optional step whose element is not on the page is skipped (a quiz that checks on click
+        // needs no submit button)
+        if (!(step.optional && error instanceof NotFound)) throw error;
+      }
       const thrown = env.errors[0] || clock.errors[0];
       if (thrown) throw new CheckFailed("the page threw: " + String((thrown && thrown.message) || thrown).slice(0, 200));
     }

@@ -104,6 +104,13 @@ console.debug = () => {};
 // Enough frames to reach the component's own through React's (a component rendering itself).
 Error.stackTraceLimit = 200;
 
+// Math.random, switchable to a seeded generator in checks mode (Math is frozen below).
+const randomSource = { next: null };
+const nativeRandom = Math.random;
+Math.random = function random() {
+  return randomSource.next !== null ? randomSource.next() : nativeRandom();
+};
+
 // What the harness uses after the sample has run must be what it was before.
 for (const value of [
   Object, Object.prototype, Function.prototype, Array, Array.prototype, String, String.prototype,
@@ -382,7 +389,16 @@ function installDom() {
     return { getItem: (k) => (data.has(k) ? data.get(k) : null), setItem: (k, v) => data.set(k, String(v)), removeItem: (k) => data.delete(k), clear: () => data.clear() };
   };
   const extra = {
-    navigator: { userAgent: "botgrpo", language: "en" },
+    navigator: { userAgent: "botgrpo", language: "en", onLine: true },
+    innerWidth: 1024,
+    innerHeight: 768,
+    outerWidth: 1024,
+    outerHeight: 768,
+    devicePixelRatio: 1,
+    scrollX: 0,
+    scrollY: 0,
+    pageXOffset: 0,
+    pageYOffset: 0,
     matchMedia: () => ({ matches: false, addListener() {}, removeListener() {}, addEventListener() {}, removeEventListener() {} }),
     ResizeObserver: function ResizeObserver() { return inert(); },
     IntersectionObserver: function IntersectionObserver() { return inert(); },
@@ -470,7 +486,7 @@ async function run(request) {
   if (checking) {
     // before the sample runs: its timers on a fake clock, the server's answer if the suite gives one,
     // and what the checks read the page with captured
-    const clock = checks.installClock();
+    const clock = checks.installClock(randomSource);
     request.clock = clock;
     pause = (ms) => checks.advance(clock, ms, (fire) => fire()); // inside act already
     if (request.fetch !== undefined && request.fetch !== null) checks.installFetch(request.fetch);
@@ -500,18 +516,21 @@ async function run(request) {
   const props = revive(request.props || {});
   const element = () => React.createElement(Component, props);
   const html = clientMode ? await clientRender(element, container) : renderToString(element());
-  if (checking) await runChecks(request, container, element);
+  const withProps = (given) => () => React.createElement(Component, revive(given));
+  if (checking) await runChecks(request, container, element, withProps);
   return { ok: true, html: String(html).slice(0, request.max_html || 100000) };
 }
 
 // The suite's checks, each on a fresh mount of `element` (null: the page the entry file mounted), each
 // result written at once as "<nonce> {check, ok, why?, ms}". After a check past its deadline the rest
 // are not run: what it left running could act on their page.
-async function runChecks(request, container, element) {
+async function runChecks(request, container, element, withProps) {
   const clock = request.clock;
   const env = { React, window: globalThis.window, document: globalThis.document, realTimers, clock, container, errors: request.pageErrors, spyCalls };
-  env.mount = async () => {
+  // a check's own props (`props` of the check) replace the suite's for its mounts
+  env.mount = async (props) => {
     if (element === null) return;
+    const make = props !== undefined && props !== null ? withProps(props) : element;
     await React.act(async () => {
       if (lastRoot !== null) lastRoot.unmount();
       lastRoot = null;
@@ -519,7 +538,7 @@ async function runChecks(request, container, element) {
     container.innerHTML = "";
     const fresh = createRoot(container, { onUncaughtError: (e) => env.errors.push(e), onCaughtError: (e) => env.errors.push(e) });
     lastRoot = fresh;
-    await React.act(async () => fresh.render(element()));
+    await React.act(async () => fresh.render(make()));
   };
   const runCheck = checks.makeRunner(env);
   const timeoutMs = Math.max(1, Number(request.check_timeout_ms) || 2000);
