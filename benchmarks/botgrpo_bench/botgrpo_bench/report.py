@@ -12,6 +12,7 @@ regime section over all of them.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import sys
 from collections.abc import Sequence
@@ -93,15 +94,20 @@ def _regime_files(
     return render_regime_section(profile, plot=plot, curves=curves), profile
 
 
-def combined_regimes(results_dirs: Sequence[Path], doc: Path, out_jsonl: Path) -> str:
+def combined_regimes(
+    results_dirs: Sequence[Path], doc: Path, out_jsonl: Path, assets: Path | None = None
+) -> str:
     """Join the folders' ``regimes.jsonl`` into ``out_jsonl``; returns the regime section over all of them,
-    its speed-up plot written to ``<doc folder>/<doc stem>/regimes_speedup.png`` and each level's curves
-    plot linked where :func:`write_doc` copies it. ``ValueError`` when no folder has a ``regimes.jsonl``."""
+    its speed-up plot written to ``<assets>/regimes_speedup.png`` (``assets``: :func:`write_doc`'s, default
+    ``<doc folder>/<doc stem>``) and each level's curves plot linked where :func:`write_doc` copies it.
+    ``ValueError`` when no folder has a ``regimes.jsonl``."""
     from botgrpo_bench.config import BenchFile
     from botgrpo_bench.regimes import read_regimes_jsonl, speedup_profile, write_regimes_jsonl
     from botgrpo_bench.regimes_page import plot_speedup, render_regime_section
 
     doc = Path(doc)
+    assets = Path(assets) if assets is not None else doc.parent / doc.stem
+    prefix = _link_prefix(doc, assets)
     records: list[dict[str, Any]] = []
     curves: dict[str, str] = {}
     settings: dict[str, Any] = {}
@@ -116,7 +122,7 @@ def combined_regimes(results_dirs: Sequence[Path], doc: Path, out_jsonl: Path) -
             settings = json.loads(meta_path.read_text(encoding="utf-8")).get("regimes") or {}
         for name in dict.fromkeys(r.get("bench_task") for r in folder):
             if name and (results_dir / f"curves_{name}.png").is_file():  # the first folder with the level
-                curves.setdefault(name, f"{doc.stem}/{results_dir.name}/curves_{name}.png")
+                curves.setdefault(name, f"{prefix}{results_dir.name}/curves_{name}.png")
     write_regimes_jsonl(records, out_jsonl)
     defaults = BenchFile.model_fields
     profile = speedup_profile(
@@ -125,8 +131,14 @@ def combined_regimes(results_dirs: Sequence[Path], doc: Path, out_jsonl: Path) -
         settings.get("reference") or defaults["reference"].default,
         settings.get("candidate") or defaults["candidate"].default,
     )
-    plot_speedup(profile, doc.parent / doc.stem / "regimes_speedup.png")
-    return render_regime_section(profile, plot=f"{doc.stem}/regimes_speedup.png", curves=curves)
+    plot_speedup(profile, assets / "regimes_speedup.png")
+    return render_regime_section(profile, plot=f"{prefix}regimes_speedup.png", curves=curves)
+
+
+def _link_prefix(doc: Path, assets: Path) -> str:
+    """How ``doc`` links into ``assets``: ``"<doc stem>/"`` for the default, ``""`` for the page's own folder."""
+    rel = Path(os.path.relpath(assets, doc.parent)).as_posix()
+    return "" if rel == "." else f"{rel}/"
 
 
 #: what :func:`write_doc` copies of a results folder beside its plots: enough to write the page again
@@ -134,30 +146,42 @@ RECORD_FILES = ("summary.md", "meta.json", "regimes.jsonl", "results.jsonl", "ru
 
 
 def write_doc(
-    results_dirs: Sequence[Path], doc: Path, *, preface: str = "", regimes: Path | None = None
+    results_dirs: Sequence[Path],
+    doc: Path,
+    *,
+    preface: str = "",
+    regimes: Path | None = None,
+    assets: Path | None = None,
+    regime_dirs: Sequence[Path] | None = None,
+    drop_regimes: bool | None = None,
 ) -> Path:
-    """Write ``doc``: ``preface``, with ``regimes`` the combined regime section (:func:`combined_regimes`,
-    its records joined into ``regimes``), then each results folder's summary (headings one level down)
-    with its plots and records (:data:`RECORD_FILES`) copied to ``<doc folder>/<doc stem>/<results folder
-    name>/``. Those copies are a results folder themselves, so the page can be written again from them
-    (``docs/results/<name>`` in place of ``runs/bench/<name>``)."""
+    """Write ``doc``: ``preface``, with ``regimes`` the combined regime section (:func:`combined_regimes`
+    over ``regime_dirs``, default ``results_dirs``, its records joined into ``regimes``), then each results
+    folder's summary (headings one level down) with its plots and records (:data:`RECORD_FILES`) copied to
+    ``<assets>/<results folder name>/`` (``assets`` default: ``<doc folder>/<doc stem>``). Those copies are a
+    results folder themselves, so the page can be written again from them (``docs/results/<name>`` in place
+    of ``runs/bench/<name>``). ``drop_regimes`` (default: with ``regimes``) leaves out each summary's own
+    regime section, when a combined one (on this page or another) has its levels."""
     doc = Path(doc)
+    root = Path(assets) if assets is not None else doc.parent / doc.stem
+    prefix = _link_prefix(doc, root)
     parts = [preface.rstrip() + "\n"] if preface else []
     if regimes is not None:
-        parts.append(combined_regimes(results_dirs, doc, regimes).rstrip() + "\n")
+        joined = results_dirs if regime_dirs is None else regime_dirs
+        parts.append(combined_regimes(joined, doc, regimes, root).rstrip() + "\n")
     for results_dir in map(Path, results_dirs):
         text = (results_dir / "summary.md").read_text(encoding="utf-8")
-        assets = doc.parent / doc.stem / results_dir.name
-        assets.mkdir(parents=True, exist_ok=True)
-        in_place = assets.resolve() == results_dir.resolve()
+        folder = root / results_dir.name
+        folder.mkdir(parents=True, exist_ok=True)
+        in_place = folder.resolve() == results_dir.resolve()
         for name in RECORD_FILES:
             if not in_place and (results_dir / name).is_file():
-                shutil.copy2(results_dir / name, assets / name)
+                shutil.copy2(results_dir / name, folder / name)
         for png in results_dir.glob("*.png"):
             if not in_place:
-                shutil.copy2(png, assets / png.name)
-            text = text.replace(f"]({png.name})", f"]({doc.stem}/{results_dir.name}/{png.name})")
-        if regimes is not None:  # the combined section above has every folder's levels: one home
+                shutil.copy2(png, folder / png.name)
+            text = text.replace(f"]({png.name})", f"]({prefix}{results_dir.name}/{png.name})")
+        if regimes is not None if drop_regimes is None else drop_regimes:  # the combined section: one home
             text = _without_section(text, "## Regimes")
         text = "\n".join("#" + line if line.startswith("#") else line for line in text.splitlines())
         parts.append(text.rstrip() + "\n")

@@ -1,63 +1,121 @@
-"""The published results pages are recomputable from what the repository holds: each preface's own
-``python -m botgrpo_bench.report`` command, run on the committed folders, writes its page byte for byte."""
+"""The published results pages are recomputable from what the repository holds: ``python -m
+botgrpo_bench.results_pages``, run on the committed folders, writes docs/results.md and every study page byte for
+byte; the index has one row per study of ``STUDIES``, and its primary statistics are what the records give."""
 
 from __future__ import annotations
 
-import re
-import shlex
+import json
 from pathlib import Path
 
-import pytest
-
-from botgrpo_bench.report import RECORD_FILES, main, write_doc
+from botgrpo_bench.report import RECORD_FILES, write_doc
+from botgrpo_bench.results_pages import (
+    INDEX,
+    MARK,
+    PREFACES,
+    README,
+    STUDIES,
+    Study,
+    runs_ratio,
+    summary_table,
+    write_pages,
+)
 
 ROOT = Path(__file__).resolve().parents[3]
-#: preface -> the page its report command writes
-PAGES = {
-    "benchmarks/results_preface.md": "docs/results.md",
-    "benchmarks/results_preface_grid.md": "docs/results/grid.md",
-}
 
 
-def report_argv(preface: Path) -> list[str]:
-    """The arguments of the preface's one ``python -m botgrpo_bench.report`` command (continuations joined)."""
-    text = preface.read_text(encoding="utf-8")
-    found = re.findall(r"^python -m botgrpo_bench\.report (?:.*\\\n)*.*$", text, flags=re.M)
-    assert len(found) == 1, f"{preface}: one report command expected, found {len(found)}"
-    return shlex.split(found[0].replace("\\\n", " "))[3:]
+def test_every_page_is_written_again_from_the_committed_folders(tmp_path: Path) -> None:
+    written = write_pages(ROOT, tmp_path)
+    assert [p.relative_to(tmp_path) for p in written] == [INDEX, *(s.page for s in STUDIES), README]
+    stale = [
+        str(p.relative_to(tmp_path))
+        for p in written
+        if p.read_text(encoding="utf-8") != (ROOT / p.relative_to(tmp_path)).read_text(encoding="utf-8")
+    ]
+    assert not stale, f"{stale} differ from what `python -m botgrpo_bench.results_pages` writes now: run it"
+    joined = Path("docs/results/regimes.jsonl")
+    assert (tmp_path / joined).read_bytes() == (ROOT / joined).read_bytes()
+    # what a page came from travels with it: the copies form a results folder of their own
+    for study in STUDIES:
+        for folder in study.folders:
+            copied = tmp_path / (study.assets or "docs/results") / Path(folder).name
+            for name in RECORD_FILES:
+                if (ROOT / "docs/results" / folder / name).is_file():
+                    assert (copied / name).read_bytes() == (
+                        ROOT / "docs/results" / folder / name
+                    ).read_bytes()
 
 
-def _swap(argv: list[str], flag: str, value: str) -> list[str]:
-    i = argv.index(flag)
-    return [*argv[: i + 1], value, *argv[i + 2 :]]
+def test_the_index_has_a_row_per_study_each_with_its_page_and_preface() -> None:
+    index = (ROOT / INDEX).read_text(encoding="utf-8")
+    assert MARK in (ROOT / PREFACES / "index.md").read_text(encoding="utf-8")
+    rows = [line for line in index.splitlines() if line.startswith("| [")]
+    assert len(rows) == len(STUDIES) == len({s.slug for s in STUDIES})
+    for study, row in zip(STUDIES, rows, strict=True):
+        assert f"]({study.page.relative_to(INDEX.parent).as_posix()})" in row
+        assert (ROOT / study.preface).is_file() and (ROOT / study.page).is_file()
+        if study.figure:
+            assert (ROOT / "docs" / study.figure).is_file(), study.figure
 
 
-@pytest.mark.parametrize("preface", sorted(PAGES))
-def test_each_page_is_written_again_from_the_committed_folders(
-    preface: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.chdir(ROOT)
-    argv = report_argv(ROOT / preface)
-    page = Path(argv[argv.index("--doc") + 1])
-    assert page.as_posix() == PAGES[preface]
-    out = tmp_path / page  # the same relative place: the page's links name its stem's folders
-    argv = _swap(argv, "--doc", str(out))
-    if "--regimes" in argv:
-        committed = Path(argv[argv.index("--regimes") + 1])
-        argv = _swap(argv, "--regimes", str(tmp_path / committed))
-    folders = [a for a in argv if not a.startswith("--") and a.startswith(("docs/", "runs/"))]
-    folders = [f for f in folders if Path(f).is_dir()]
-    assert all(f.startswith(f"{page.parent / page.stem}/") for f in folders), folders  # committed folders
-    assert main(argv) == 0
-    assert out.read_text(encoding="utf-8") == (ROOT / page).read_text(encoding="utf-8")
-    if "--regimes" in argv:
-        assert (tmp_path / committed).read_bytes() == (ROOT / committed).read_bytes()
-    # what the page came from travels with it: the copies form a results folder of their own
-    for folder in folders:
-        copied = out.parent / page.stem / Path(folder).name
-        for name in RECORD_FILES:
-            if (ROOT / folder / name).is_file():
-                assert (copied / name).read_bytes() == (ROOT / folder / name).read_bytes()
+def _runs(folder: Path, rows: list[tuple[str, int, int | None]]) -> None:
+    folder.mkdir(parents=True)
+    lines = [
+        json.dumps({"method": m, "seed": s, "steps_to_target": t, "steps": 50, "status": "ok"})
+        for m, s, t in rows
+    ]
+    (folder / "runs.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def test_the_primary_statistic_is_the_ratio_of_seed_mean_steps_with_misses_as_bounds(tmp_path: Path) -> None:
+    """By hand: GRPO 50, miss (counted at 50), 10 against BoT-GRPO 30, 30, 20 -> (50+50+10)/3 / (80/3) = 1.375, a
+    lower bound; per seed 1.67, >= 1.67, 0.50. With no miss it is a ratio; with BoT-GRPO missing, none."""
+    _runs(tmp_path / "docs/results/a", [("grpo", 0, 50), ("grpo", 1, None), ("grpo", 2, 10)])
+    with open(tmp_path / "docs/results/a/runs.jsonl", "a", encoding="utf-8") as f:
+        for seed, steps in ((0, 30), (1, 30), (2, 20)):
+            f.write(
+                json.dumps({"method": "bot-grpo", "seed": seed, "steps_to_target": steps, "steps": 50}) + "\n"
+            )
+    assert runs_ratio("a")(tmp_path) == "n/a (no paired runs)"  # failed runs (no status ok) are left out
+    rows = [("grpo", 0, 50), ("grpo", 1, None), ("grpo", 2, 10), ("bot-grpo", 0, 30), ("bot-grpo", 1, 30)]
+    _runs(tmp_path / "docs/results/b", [*rows, ("bot-grpo", 2, 20)])
+    assert runs_ratio("b")(tmp_path) == ">= 1.37 (per seed 1.67, >= 1.67, 0.50)"  # 36.67 / 26.67
+    _runs(
+        tmp_path / "docs/results/c",
+        [("grpo", 0, 20), ("grpo", 1, 40), ("bot-grpo", 0, 10), ("bot-grpo", 1, 20)],
+    )
+    assert runs_ratio("c")(tmp_path) == "2.00 (per seed 2.00, 2.00)"
+    _runs(tmp_path / "docs/results/d", [("grpo", 0, 20), ("bot-grpo", 0, None)])
+    assert runs_ratio("d")(tmp_path) == "n/a (per seed <= 0.40)"
+
+
+def test_adding_a_study_is_one_entry(tmp_path: Path) -> None:
+    """A new study: its preface, its records and one :class:`Study`; the index gets its row."""
+    _runs(tmp_path / "docs/results/new-level", [("grpo", 0, 40), ("bot-grpo", 0, 20)])
+    new = Study(
+        slug="new-study",
+        title="A new study",
+        task="t",
+        model="m",
+        seeds="1",
+        statistic_label="GRPO / BoT-GRPO steps",
+        statistic=runs_ratio("new-level"),
+        verdict="v",
+        reports=("new-level",),
+    )
+    (tmp_path / PREFACES).mkdir(parents=True)
+    (tmp_path / PREFACES / "index.md").write_text(f"# Index\n\n{MARK}\n", encoding="utf-8")
+    (tmp_path / PREFACES / "new-study.md").write_text(
+        "# A new study\n\nWhat was measured.\n", encoding="utf-8"
+    )
+    index, page = write_pages(tmp_path, studies=[new])
+    assert (
+        "| [A new study](results/new-study.md) | t | m | 1 | GRPO / BoT-GRPO steps: **2.00 (per seed 2.00)** |"
+        in (index.read_text(encoding="utf-8"))
+    )
+    text = page.read_text(encoding="utf-8")
+    assert text.startswith("# A new study\n\nWhat was measured.\n")
+    assert "- [`new-level`](new-level/summary.md): grpo seed 0, bot-grpo seed 0" in text
+    assert summary_table(tmp_path, [new]).count("\n") == 3
 
 
 def test_writing_a_page_in_place_rewrites_nothing_it_reads(tmp_path: Path) -> None:
