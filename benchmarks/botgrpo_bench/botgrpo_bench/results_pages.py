@@ -278,15 +278,13 @@ def summary_table(root: Path, studies: Sequence[Study] = STUDIES) -> str:
 
 
 def figures(studies: Sequence[Study] = STUDIES) -> str:
-    """The studies' figures side by side, each linked to its study's page."""
-    shown = [s for s in studies if s.figure]
-    cells = "".join(
-        f'<a href="{s.page.relative_to(INDEX.parent).as_posix()}"><img src="{s.figure}" width="24%" '
-        f'alt="{s.title}"></a>'
-        for s in shown
-    )
-    captions = "; ".join(f"{k + 1}. {s.title.split(': ', 1)[-1]}" for k, s in enumerate(shown))
-    return f"<p>{cells}</p>\n\nLeft to right: {captions}.\n"
+    """The studies' figures, one under another (each is a strip of panels), each titled with its study's link."""
+    parts = []
+    for s in studies:
+        if s.figure:
+            link = s.page.relative_to(INDEX.parent).as_posix()
+            parts.append(f"[{s.title}]({link}):\n\n![{s.title}]({s.figure})\n")
+    return "\n".join(parts)
 
 
 def _reports(root: Path, folders: Sequence[str]) -> str:
