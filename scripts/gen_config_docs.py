@@ -38,6 +38,12 @@ botgrpo validate RUN.yaml
 botgrpo validate RUN.yaml --set training.steps=50 --set rewards.beta=0.25   # with overrides
 ```
 
+`validate` gives two answers: what the file gets wrong (exit 2) and what this machine lacks to run it (its data
+files, vLLM, peft, a report_to package: lines marked `this machine:`, exit 3 with `file OK`), so a GPU recipe can
+be checked on a laptop without vLLM; exit 0 means ready to run here. A relative `data.path` or `data.eval_path` is
+read from the current folder when it exists there, else from the run file's folder: a run file kept beside its
+data runs from anywhere, and every run file written for the current folder reads as before.
+
 `--set key.path=value` (also on `train` and `score`) overrides one key; the value is parsed as YAML. List
 items go in brackets, as the error messages print them: by index (`rewards.signals[0].weight=2`; the dotted
 `rewards.signals.0.weight=2` works too) or, for a list of named items such as signals, by name
