@@ -118,7 +118,9 @@ def copied_value_status(claims: list[dict[str, Any]]) -> str:
     calls false) count, as the records are the step's own."""
     if any(r["verdict"] == -1 for r in claims):
         return "refuted"
-    return "verified" if claims and claims[-1]["verdict"] == 1 else "not verified"
+    # a repeated verified claim earns no second +1 (credit.py), but the result it gave is still verified
+    last = claims[-1] if claims else {}
+    return "verified" if last.get("verdict") == 1 or last.get("uncredited") == "repeat" else "not verified"
 
 
 def span_of(start: int, end: int, results: list[dict[str, Any]]) -> tuple[int, int, float, dict[str, Any]]:

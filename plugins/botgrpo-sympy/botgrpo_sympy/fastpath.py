@@ -11,6 +11,7 @@ from fractions import Fraction
 from typing import Any
 
 from botgrpo_sympy.claimstate import Side, StepState
+from botgrpo_sympy.credit import INFO
 
 #: A step that is one integer operation and its result, written without spaces (the demo format).
 _SIMPLE_STEP = re.compile(r"(\d{1,15})([-+*])(\d{1,15})=(-?\d{1,16})\Z")
@@ -36,5 +37,9 @@ def fast_arithmetic(
     st.last_value = Fraction(c)
     ok = value == c
     reason = "arithmetic" if ok else f"{value} != {c}"
-    st.last_claims = [{"claim": f"{left} = {right}", "verdict": 1 if ok else -1, "reason": reason}]
+    # what credit.link_info says of such a line, without its regexes
+    numbers = {Fraction(a), Fraction(b), Fraction(value), Fraction(c), abs(Fraction(c))}
+    info = {"key": f"{left}={right}", "tautology": False, "numbers": numbers, "arithmetic": True}
+    record = {"claim": f"{left} = {right}", "verdict": 1 if ok else -1, "reason": reason, INFO: info}
+    st.last_claims = [record]
     return st.last_claims

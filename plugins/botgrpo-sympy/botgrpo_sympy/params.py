@@ -113,6 +113,18 @@ class StepsParams(_Common):
         "sentence break ('.', '!' or '?' then white space; '2. ' counts), whichever is later. 'line' is the "
         "default only while issue 37's math bench runs on it; new runs should set 'sentence'",
     )
+    credit_trivial: bool = Field(
+        False,
+        description="also give +1 to trivially true claims: tautologies ('7 = 7', 'x = x') and arithmetic on "
+        "numbers neither in the prompt nor from an earlier result ('1 + 1 = 2' about 17 apples); off, they "
+        "score 0 (padding with them paid, issue 56)",
+    )
+    max_credited_spans: int | None = Field(
+        20,
+        ge=0,
+        description="most +1 spans one completion earns (later verified spans score 0; null: no bound): "
+        "about the verified steps a solution needs, so credit cannot grow with padding (issue 56)",
+    )
 
     @field_validator("step_regex")
     @classmethod

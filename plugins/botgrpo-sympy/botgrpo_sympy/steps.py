@@ -55,6 +55,7 @@ from botgrpo_sympy.claimstate import (
     to_expr,
 )
 from botgrpo_sympy.comparisons import compare, drop_result_unit, looks_like_rewrite, other_readings, rounded
+from botgrpo_sympy.credit import INFO, Credit, answer_info, bound_credit
 from botgrpo_sympy.equality import (
     Outcome,
     Verdict,
@@ -105,6 +106,8 @@ class StepChecker:
         self.state = StepState()
         self.functions = claimtext.function_letters(prompt_tail(prompt, params) + "\n" + completion)
         self.state.premises, self.state.known = prompt_premises(prompt, params, self.functions)
+        # repeated and trivial claims earn no +1 (issue 56)
+        self.credit = Credit(prompt, params.credit_trivial, self.state.known)
 
     # -- parsing ----------------------------------------------------------------------------------------------
     def _parse(self, piece: Piece, latex: bool) -> Side:
@@ -140,7 +143,7 @@ class StepChecker:
                 out += self._check_cut_step(step)
             else:
                 out += self._check_step(step)
-        return out
+        return bound_credit(out, p.max_credited_spans)
 
     def _check_cut_step(self, step: Piece) -> list[tuple[int, int, float, dict[str, Any]]]:
         """A step that reaches into the unfinished last line: its finished lines are checked, the cut line is a 0
@@ -164,6 +167,7 @@ class StepChecker:
         results = self._fast_arithmetic(step.text)
         if results is None:
             results = self._claims_of(step)
+        self.credit.apply(results)
         # several clauses with claims, or a "Step k:" block of lines: its claims' verdicts stay on their lines
         if len(self._groups) > 1 or (self._groups and "\n" in step.text.strip()):
             return sentence_spans(self.completion, step.start, step.end, self._groups)
@@ -181,6 +185,7 @@ class StepChecker:
     def _claims_of(self, step: Piece) -> list[dict[str, Any]]:
         for letter in claimtext.declared_letters(step.text):
             self.state.forget(sympy.Symbol(letter))
+            self.credit.learn_letters({letter})
         claims = find_claims(step)[: self.params.max_claims_per_step]
         results: list[dict[str, Any]] = []
         after_header, self._answer_header = self._answer_header, bool(ANSWER_HEADER.match(step.text))
@@ -250,7 +255,8 @@ class StepChecker:
         return above + "\n" + self.prompt[-4 * self.params.max_step_chars :]
 
     def _answer_result(self, text: str, value: Any) -> dict[str, Any]:
-        return answer_verdict(text, self._numeric(value), self.state, self._above())
+        got = self._numeric(value)
+        return {**answer_verdict(text, got, self.state, self._above()), INFO: answer_info(got)}
 
     def _check_claim(
         self,
@@ -267,6 +273,7 @@ class StepChecker:
         if case or any(r in ORDER for r in relations):
             started = start_case(st, sides, relations, self._numeric, new_case, self._step_index)
             if started is not None:
+                self.credit.learn_claim([s.value for s in sides], [])
                 return started
         # "= x^2 + 2x + 1" opening a step continues the previous chain.
         continued = (
@@ -327,6 +334,9 @@ class StepChecker:
                     Verdict.UNKNOWN, f"the left side may continue in the words before ({outcome.reason})"
                 )
             result = {"claim": text, "verdict": outcome.verdict.value, "reason": outcome.reason}
+            if not (a.error or b.error):  # what credit needs to judge it (repeated, trivial)
+                identity = outcome.verdict is Verdict.TRUE and outcome.reason == "identity"
+                result[INFO] = self.credit.link_info(a, b, rel, identity)
             if outcome.branch:
                 result["_branch"] = (outcome.covered, outcome.total)
             named = assignment(a, b) if len(sides) == 2 else None
@@ -343,6 +353,7 @@ class StepChecker:
         """Remember what the claim established: its symbols, values and last result (with ``results``, the
         claim's records, which say whether that result was verified)."""
         st = self.state
+        self.credit.learn_claim([s.value for s in sides], results)
         for s in sides:
             if s.value is not None:
                 st.known |= free_symbols(s.value)

@@ -9,7 +9,7 @@ from pydantic import ValidationError
 
 from botgrpo_sympy.claimstate import span_of
 from botgrpo_sympy.params import StepsParams
-from botgrpo_sympy.segments import extract_answer, split_steps
+from botgrpo_sympy.segments import Piece, extract_answer, split_steps
 from botgrpo_sympy.steps import StepChecker, check_steps
 
 PARAMS = StepsParams()
@@ -76,7 +76,8 @@ def test_algebra(prompt: str, completion: str, expected: list[int]) -> None:
         ("1/3 = 0.33", 1),
         ("1/4 = 0.4", -1),
         ("sqrt(2) ≈ 1.414", 1),
-        ("7 > 3", 1),
+        ("7 > 3", 0),  # true, but no operation: a trivial claim earns no credit (credit_trivial, issue 56)
+        ("7 + 1 > 3", 1),
         ("2 < 1", -1),
         ("2 + 3 = 5 apples", 1),
         ("1,000 + 2,000 = 3,000", 1),
@@ -180,9 +181,13 @@ def test_fast_arithmetic_path_equals_the_general_path(a: int, b: int, op: str, c
     completion = f"{a}{op}{b}={c}\n{c}{op}{b}={a}\nA: {c}"
     fast, slow = StepChecker(PARAMS, "Q:", completion), StepChecker(PARAMS, "Q:", completion)
     steps = split_steps(completion)
-    assert [fast._check_step(s) for s in steps] == [
-        [span_of(s.start, s.end, slow._claims_of(s))] for s in steps
-    ]
+
+    def general(step: Piece) -> list[dict]:
+        records = slow._claims_of(step)
+        slow.credit.apply(records)  # what _check_step does after either path (repeats, trivial claims)
+        return records
+
+    assert [fast._check_step(s) for s in steps] == [[span_of(s.start, s.end, general(s))] for s in steps]
     assert fast.state.last_value == slow.state.last_value and fast.state.seen == slow.state.seen
     assert fast.state.last_claims == slow.state.last_claims  # what an answer line copies: verified or not
 

@@ -1,0 +1,77 @@
+"""Issue 56: the ``sympy.steps`` defaults that keep padding from paying (real checker, in process; one mixture
+test through the worker pool and the ``bot`` advantages). Values by hand."""
+
+from __future__ import annotations
+
+import pytest
+
+from botgrpo_sympy.params import StepsParams
+from botgrpo_sympy.steps import check_steps
+
+LINES = StepsParams(step_split="lines")
+APPLES = "Tom has 17 apples and puts them in 5 baskets. How many apples are left over?"
+
+
+def _values(prompt: str, completion: str, params: StepsParams = LINES, **kw: object) -> list[int]:
+    return [int(v) for *_, v, _ in check_steps(params, prompt, completion, **kw)]
+
+
+# --- 1. a repeated claim earns its +1 once -------------------------------------------------------------------------
+def test_a_repeated_claim_earns_credit_once_whatever_its_spacing() -> None:
+    completion = "17 - 15 = 2\n17-15=2\n17 − 15 = 2\n$17 - 15 = 2$\nThe answer is 2.\nThe answer is 2."
+    assert _values(APPLES, completion) == [1, 0, 0, 0, 1, 0]
+    spans = check_steps(LINES, APPLES, completion)
+    assert spans[1][3]["claims"][0]["uncredited"] == "repeat"
+
+
+def test_the_demo_fast_path_and_answer_lines_are_credited_once() -> None:
+    assert _values("Q: 17+5-8=", "17+5=22\n17+5=22\n22-8=14\nA: 14\nA: 14") == [1, 0, 1, 1, 0]
+    # an answer line copying a repeated verified result still copies a verified result
+    assert _values("Q: 17+5-8=", "17+5=22\n22-8=14\n22-8=14\nA: 14") == [1, 1, 0, 1]
+
+
+def test_a_repeated_false_claim_stays_refuted() -> None:
+    assert _values(APPLES, "17 - 5 = 11\n17 - 5 = 11\n17-5 = 11") == [-1, -1, -1]
+
+
+# --- 2. trivial claims earn nothing ------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("completion", "expected"),
+    [
+        ("7 = 7\nx = x\n2 = 2\n$12 = 12$", [0, 0, 0, 0]),  # tautologies
+        ("1 + 1 = 2\n2 + 2 = 4\n3 * 3 = 9", [0, 0, 0]),  # no number of the problem
+        ("17 - 15 = 2\n2 + 2 = 4", [1, 1]),  # 2 is a result of the completion's own: related
+        ("17 / 5 = 3.4\n1 + 1 = 2\n3.4 * 5 = 17", [1, 0, 1]),
+        ("1 + 1 = 3\n7 = 8", [-1, -1]),  # refutations are unaffected
+        ("$724_{10} = 2053_7$", [1]),  # a conversion between bases is no tautology
+        ("3x = 15\nx = 5", [0, 1]),  # a result (no operation, but not true by itself)
+    ],
+)
+def test_trivial_claims_earn_no_credit(completion: str, expected: list[int]) -> None:
+    assert _values(APPLES, completion) == expected
+
+
+def test_credit_trivial_gives_the_old_credit_back() -> None:
+    params = StepsParams(step_split="lines", credit_trivial=True)
+    assert _values(APPLES, "7 = 7\n1 + 1 = 2\nx = x", params) == [1, 1, 1]
+
+
+def test_numbers_of_the_prompt_relate_in_their_written_forms() -> None:
+    prompt = "A shop sells 1,200 pens at 25% off. How many are sold at full price if 300 are sold off?"
+    assert _values(prompt, "1200 - 300 = 900\n0.25 * 4 = 1\n6 + 7 = 13") == [1, 1, 0]
+
+
+def test_a_prompt_with_no_number_relates_every_number() -> None:
+    assert _values("Simplify the expression.", "6 * 7 = 42") == [1]
+
+
+# --- 3. bounded credit ---------------------------------------------------------------------------------------------
+def test_a_completions_positive_credit_is_bounded() -> None:
+    completion = "\n".join(f"17 + {k} = {17 + k}" for k in range(40))
+    got = _values(APPLES, completion)
+    assert got == [1] * 20 + [0] * 20  # max_credited_spans: 20 by default
+    assert _values(APPLES, completion, StepsParams(step_split="lines", max_credited_spans=None)) == [1] * 40
+    wrong = completion + "\n17 + 1 = 19"
+    assert _values(APPLES, wrong)[-1] == -1  # the bound never touches a refutation
+    with pytest.raises(ValueError, match="max_credited_spans"):
+        StepsParams(max_credited_spans=-1)
