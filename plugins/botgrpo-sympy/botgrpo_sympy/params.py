@@ -106,12 +106,11 @@ class StepsParams(_Common):
         True, description="'1/3 = 0.33' counts as correct when the decimal is the value rounded or truncated"
     )
     truncated_cut: Literal["line", "sentence"] = Field(
-        "line",
-        description="a completion the length cap cut: what of its unfinished end is no claim. 'line': all "
-        "after the last newline (a one-line solution cut at the cap has no claim checked: run-on answers "
-        "escape their -1, docs/results.md, math stage 2); 'sentence': only what follows the last newline or "
-        "sentence break ('.', '!' or '?' then white space; '2. ' counts), whichever is later. 'line' is the "
-        "default only while issue 37's math bench runs on it; new runs should set 'sentence'",
+        "sentence",
+        description="a completion the length cap cut: what of its unfinished end is no claim. 'sentence' "
+        "(default): only the last claim, when it runs into the cut, or what follows the last complete claim, "
+        "whatever joins the clauses ('. ', ', ', ' and ', none); 'line': all after the last newline (a one-line "
+        "solution cut at the cap has no claim checked: run-on answers escape their -1, issue 56)",
     )
     credit_trivial: bool = Field(
         False,

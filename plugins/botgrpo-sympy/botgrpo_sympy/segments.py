@@ -60,17 +60,28 @@ _SENTENCE_END = re.compile(r"[.!?](?=\s)")
 
 
 def unfinished_start(completion: str, mode: str) -> int:
-    """Where the unfinished end of a completion the length cap cut begins (``truncated_cut``): after the last
-    newline ('line'), or after the later of that and the line's last sentence break ('sentence'), so the
-    finished sentences of a one-line solution are checked; "2. 36 + 14 = 5" stays whole (a list marker)."""
+    """Where the unfinished end of a completion the length cap cut begins (``truncated_cut``).
+
+    'line': after the last newline. 'sentence': after the later of the last line's last sentence break and its last
+    finished claim; when its last claim runs into the cut (nothing or one '.' or ',' after it: "36 + 14 = 5" where
+    the cap cut "50"), the clause that claim opens. Whatever joins the clauses of a run-on (". ", ", ", " and ",
+    nothing), every finished claim is checked; "2. 36 + 14 = 5" is no sentence break (a list marker)."""
     cut = completion.rfind("\n") + 1
-    if mode == "sentence":
-        ends = [m.end() for m in _SENTENCE_END.finditer(completion, cut)]
-        marker = _LIST_MARKER.match(completion, cut)  # "2. " at the line's start is no sentence
-        if ends and marker and ends[0] <= marker.end():
-            ends = ends[1:]
-        cut = max([cut, *ends])
-    return cut
+    if mode != "sentence":
+        return cut
+    claims = find_claims(Piece(completion[cut:], cut, len(completion)))
+    running = bool(claims) and _RUNS_INTO_CUT.fullmatch(completion, claims[-1].sides[-1].end) is not None
+    finished = claims[:-1] if running else claims
+    end = claims[-1].sides[0].start if running else len(completion)
+    ends = [m.end() for m in _SENTENCE_END.finditer(completion, cut, end)]
+    marker = _LIST_MARKER.match(completion, cut)  # "2. " at the line's start is no sentence
+    if ends and marker and ends[0] <= marker.end():
+        ends = ends[1:]
+    return max([cut, *ends, *(c.sides[-1].end for c in finished[-1:])])
+
+
+#: What may follow a claim the length cap cut: nothing, or a '.' or ',' ("= 5." may be "= 5.5" cut).
+_RUNS_INTO_CUT = re.compile(r"[.,]?")
 
 
 def split_steps(

@@ -75,3 +75,22 @@ def test_a_completions_positive_credit_is_bounded() -> None:
     assert _values(APPLES, wrong)[-1] == -1  # the bound never touches a refutation
     with pytest.raises(ValueError, match="max_credited_spans"):
         StepsParams(max_credited_spans=-1)
+
+
+# --- 4. a cut run-on is checked whatever joins its clauses ------------------------------------------------------
+@pytest.mark.parametrize("joiner", [", ", "; ", " and ", " so ", ". ", " "])
+def test_a_cut_run_on_is_checked_whatever_joins_it(joiner: str) -> None:
+    completion = "9 + 12 = 11" + joiner + joiner.join(["the answer is 11"] * 6) + joiner + "the ans"
+    spans = check_steps(
+        StepsParams(), APPLES, completion, truncated=True
+    )  # the default: truncated_cut sentence
+    assert spans[0][2] == -1.0 and completion[spans[0][0] : spans[0][1]].startswith("9 + 12 = 11")
+    assert [v for *_, v, _ in spans[1:]] == [0.0]  # the rest is the unfinished end
+    assert completion[spans[1][0] : spans[1][1]].endswith("the ans")
+
+
+def test_the_claim_the_cap_cut_is_no_claim() -> None:
+    assert StepsParams().truncated_cut == "sentence"
+    # "36 + 14 = 5" where the cap cut "50", after a finished claim joined by ", "
+    assert _values(APPLES, "17 + 5 = 22, 36 + 14 = 5", truncated=True) == [1, 0]
+    assert _values(APPLES, "17 + 5 = 22, 36 + 14 = 5.", truncated=True) == [1, 0]  # "5." may be "5.5" cut

@@ -83,6 +83,8 @@ def test_a_cut_line_inside_a_longer_step_keeps_the_lines_before_it() -> None:
     # the step's finished line is still checked; the cut line gets a 0 span of its own
     assert [int(v) for *_, v, _ in cut] == [1, 1, 0]
     assert completion[cut[-1][0] : cut[-1][1]] == "so 60 - 5 = 5"
+    line = StepsParams(step_split="markers", truncated_cut="line")
+    assert [int(v) for *_, v, _ in check_steps(line, "", completion, truncated=True)] == [1, 1, 0]
 
 
 def test_the_scorer_passes_truncated_to_the_checker() -> None:
@@ -331,7 +333,8 @@ def _cut_values(params: StepsParams, completion: str) -> list[tuple[int, str]]:
 
 def test_line_cut_leaves_a_one_line_solution_unchecked_sentence_cut_does_not() -> None:
     completion = "So 9 + 12 = 11 apples. The answer is 11. The answer is 11. The answer"  # 9 + 12 is 21
-    assert _cut_values(PROSE, completion) == [(0, completion)]  # the hole: the false claim escapes its -1
+    line = StepsParams(step_split="lines", truncated_cut="line")
+    assert _cut_values(line, completion) == [(0, completion)]  # the hole: the false claim escapes its -1
     assert _cut_values(SENTENCE, completion) == [
         (-1, "So 9 + 12 = 11 apples. The answer is 11. The answer is 11."),
         (0, "The answer"),
@@ -350,9 +353,10 @@ def test_line_cut_leaves_a_one_line_solution_unchecked_sentence_cut_does_not() -
         ("It costs 3.5 + 2 = 5.", [(0, "It costs 3.5 + 2 = 5.")]),
         # white space after the break: that sentence was finished
         ("It costs 3.5 + 2 = 5. ", [(-1, "It costs 3.5 + 2 = 5.")]),
+        # a finished claim in the cut sentence is checked (issue 56: any joiner; 7 - 2 is 5)
         (
             "He has 3 + 4 = 7 apples! Then 7 - 2 = 6 and",
-            [(1, "He has 3 + 4 = 7 apples!"), (0, "Then 7 - 2 = 6 and")],
+            [(1, "He has 3 + 4 = 7 apples!"), (-1, "Then 7 - 2 = 6"), (0, "and")],
         ),
         ("2. 46 + 14 = 60. Then 60 - 5 = 5", [(1, "2. 46 + 14 = 60."), (0, "Then 60 - 5 = 5")]),
     ],
