@@ -124,6 +124,13 @@ class StepsParams(_Common):
         description="most +1 spans one completion earns (later verified spans score 0; null: no bound): "
         "about the verified steps a solution needs, so credit cannot grow with padding (issue 56)",
     )
+    soft_timeout_share: float | None = Field(
+        0.5,
+        gt=0,
+        lt=1,
+        description="after this share of timeout_s the checker stops by itself: the spans found so far stand (a "
+        "-1 included), the rest is one 0 span (null: only the pool's kill, which loses them all, issue 56)",
+    )
 
     @field_validator("step_regex")
     @classmethod

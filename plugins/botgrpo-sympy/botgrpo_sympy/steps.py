@@ -15,17 +15,19 @@ side is empty continues the previous chain (``= x^2 + 2x + 1`` on the next line)
 is -1 if any claim is refuted, else +1 if any is verified, else 0; its meta lists each claim.
 
 It is the one home of the verdict order above (which check runs first, what a link carries to the next
-one), kept in one module (under 500 lines) so that the order reads in one place; reading the prompt's
+one), kept in one module so that the order reads in one place; reading the prompt's
 premises and a side (``premises``), the demo fast path (``fastpath``), the answer, case and claim-text
 jobs live in their own modules (``answer``, ``answerline``, ``cases``, ``claimtext``). A completion the
 length cap cut (``truncated``) has its unfinished end read as no claim (``truncated_cut``: its last line, or its
-last sentence).
+unfinished clause). Which verified claims earn their +1 (repeats, trivial claims, the bound) is ``credit``'s job;
+the checker's own deadline, before the pool's kill, is ``softdeadline``'s (issue 56).
 """
 
 from __future__ import annotations
 
 import random
 import re
+import time
 import zlib
 from fractions import Fraction
 from typing import Any
@@ -80,6 +82,7 @@ from botgrpo_sympy.segments import (
     split_steps,
     unfinished_start,
 )
+from botgrpo_sympy.softdeadline import LATE, CheckTimeout, late_record
 
 #: Failures inside one claim's check (sympy/mpmath internals): that claim scores 0, the rest goes on.
 _CLAIM_FAILURES = (*CHECK_FAILURES, sympy.polys.polyerrors.BasePolynomialError, mpmath.libmp.NoConvergence)
@@ -88,8 +91,17 @@ _CLAIM_FAILURES = (*CHECK_FAILURES, sympy.polys.polyerrors.BasePolynomialError, 
 class StepChecker:
     """Checks the steps of one completion; ``check`` returns ``(start, end, value, meta)`` tuples."""
 
-    def __init__(self, params: StepsParams, prompt: str, completion: str, truncated: bool = False) -> None:
+    def __init__(
+        self,
+        params: StepsParams,
+        prompt: str,
+        completion: str,
+        truncated: bool = False,
+        deadline: float | None = None,
+    ) -> None:
         self.params = params
+        self.deadline = deadline  # monotonic time to stop by: what was found before it stands (softdeadline)
+        self.late = False
         # A completion the length cap cut: its unfinished end (the last line, or its last sentence) is no claim.
         self.cut = unfinished_start(completion, params.truncated_cut) if truncated else len(completion)
         self.limits = params.limits
@@ -135,15 +147,27 @@ class StepChecker:
                 status = f"not checked (max_steps): {len(steps) - i} more steps"
                 out.append((step.start, steps[-1].end, 0.0, {"claims": [], "status": status}))
                 break
-            if len(step.text) > p.max_step_chars:
-                out.append(
-                    (step.start, step.end, 0.0, {"claims": [], "status": "not checked (max_step_chars)"})
-                )
-            elif step.end > self.cut:
-                out += self._check_cut_step(step)
-            else:
-                out += self._check_step(step)
+            if self._past_deadline():
+                out.append((step.start, steps[-1].end, 0.0, {"claims": [], "status": LATE}))
+                break
+            try:
+                if len(step.text) > p.max_step_chars:
+                    out.append(
+                        (step.start, step.end, 0.0, {"claims": [], "status": "not checked (max_step_chars)"})
+                    )
+                elif step.end > self.cut:
+                    out += self._check_cut_step(step)
+                else:
+                    out += self._check_step(step)
+            except CheckTimeout:  # outside a claim: this step and the rest are 0, the steps before stand
+                self.late = True
+                out.append((step.start, steps[-1].end, 0.0, {"claims": [], "status": LATE}))
+                break
         return bound_credit(out, p.max_credited_spans)
+
+    def _past_deadline(self) -> bool:
+        self.late = self.late or (self.deadline is not None and time.monotonic() > self.deadline)
+        return self.late
 
     def _check_cut_step(self, step: Piece) -> list[tuple[int, int, float, dict[str, Any]]]:
         """A step that reaches into the unfinished last line: its finished lines are checked, the cut line is a 0
@@ -202,6 +226,11 @@ class StepChecker:
         lead_start = step.start
         in_case = False  # the claim before opened a case ("Try $a = 1$, $b = 2$": b = 2 is part of it)
         for claim in claims:
+            if self._past_deadline():
+                text = short(" ".join(s.text for s in claim.sides))
+                self._groups.append((claim.sides[0].start, claim.sides[-1].end, [late_record(text)]))
+                results.append(self._groups[-1][2][0])
+                continue
             prefix = step.text[: claim.sides[0].start - step.start]
             at_start = not re.sub(r"[\s$]|\\\[|\\\(", "", prefix)
             lead = self.completion[lead_start : claim.sides[0].start]
@@ -226,6 +255,11 @@ class StepChecker:
             except _CLAIM_FAILURES as exc:  # a bug or an overflow deep in a library: this claim is 0
                 text = short(" ".join(s.text for s in claim.sides))
                 found = [{"claim": text, "verdict": 0, "reason": f"not checked: {type(exc).__name__}"}]
+                results += found
+            except CheckTimeout:
+                # the checker's own deadline, inside this claim: it is 0, the claims before stand
+                self.late = True
+                found = [late_record(short(" ".join(s.text for s in claim.sides)))]
                 results += found
             self._groups.append((claim.sides[0].start, claim.sides[-1].end, found))
         if self.state.step_eqs:
@@ -502,7 +536,8 @@ class StepChecker:
 
 
 def check_steps(
-    params: StepsParams, prompt: str, completion: str, truncated: bool = False
+    params: StepsParams, prompt: str, completion: str, truncated: bool = False, deadline: float | None = None
 ) -> list[tuple[int, int, float, dict[str, Any]]]:
-    """All step spans of one completion (``truncated``: the length cap cut it, ``Sample.truncated``)."""
-    return StepChecker(params, prompt, completion, truncated).check()
+    """All step spans of one completion (``truncated``: the length cap cut it, ``Sample.truncated``; ``deadline``: a
+    monotonic time past which the rest is 0 and what was found stands, :mod:`botgrpo_sympy.softdeadline`)."""
+    return StepChecker(params, prompt, completion, truncated, deadline).check()

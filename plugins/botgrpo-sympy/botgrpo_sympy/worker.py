@@ -235,15 +235,26 @@ def answer_task(items: list[tuple[str, str]]) -> list[tuple[float, dict[str, Any
 
 def steps_task(items: list[tuple[str, str, bool]]) -> list[list[Span]]:
     """``[(prompt, completion, truncated)] -> [spans]`` in a checker process."""
+    from botgrpo_sympy.softdeadline import CheckTimeout, soft_deadline
     from botgrpo_sympy.steps import check_steps
 
     params = _CONFIG["params"]
-    return _each(
-        items,
-        lambda item: [
-            Span(s, e, v, meta) for s, e, v, meta in check_steps(params, item[0], item[1], item[2])
-        ],
-    )
+    share = params.soft_timeout_share
+
+    def one(item: tuple[str, str, bool]) -> list[Span]:
+        # the checker's own deadline before the pool's kill: a refutation found before it stands (issue 56)
+        if share is None:
+            return [Span(s, e, v, meta) for s, e, v, meta in check_steps(params, item[0], item[1], item[2])]
+        spans = None
+        try:
+            with soft_deadline(share * params.timeout_s) as deadline:
+                spans = check_steps(params, item[0], item[1], item[2], deadline=deadline)
+        except CheckTimeout:  # the alarm fired after the check ended (or outside a claim it could catch)
+            if spans is None:
+                return SampleError("the checker's own deadline passed", reason="timeout")  # type: ignore[return-value]
+        return [Span(s, e, v, meta) for s, e, v, meta in spans]
+
+    return _each(items, one)
 
 
 def guard_selftest(_: Any = None) -> str:

@@ -3,6 +3,8 @@ test through the worker pool and the ``bot`` advantages). Values by hand."""
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from botgrpo_sympy.params import StepsParams
@@ -94,3 +96,14 @@ def test_the_claim_the_cap_cut_is_no_claim() -> None:
     # "36 + 14 = 5" where the cap cut "50", after a finished claim joined by ", "
     assert _values(APPLES, "17 + 5 = 22, 36 + 14 = 5", truncated=True) == [1, 0]
     assert _values(APPLES, "17 + 5 = 22, 36 + 14 = 5.", truncated=True) == [1, 0]  # "5." may be "5.5" cut
+
+
+# --- 5. a refutation found before the checker's deadline stands ----------------------------------------------------
+HEAVY = "\n".join(f"$\\sin^{{2}}(x^{k}+{k}) + \\cos^{{2}}(x^{k}+{k}) = 1$" for k in range(3, 40))
+
+
+def test_a_refutation_before_the_deadline_stands() -> None:
+    spans = check_steps(LINES, APPLES, "17 - 5 = 11\n" + HEAVY, deadline=time.monotonic() + 0.3)
+    assert spans[0][2] == -1.0
+    assert spans[-1][2] == 0.0 and "deadline" in spans[-1][3]["status"]
+    assert spans[-1][1] == len("17 - 5 = 11\n" + HEAVY)  # the rest: one 0 span to the end

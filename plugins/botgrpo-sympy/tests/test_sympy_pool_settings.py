@@ -30,7 +30,9 @@ def test_both_signals_declare_their_own_pool() -> None:
 def test_signal_level_settings_reach_the_checker_pool_and_its_deadline() -> None:
     timeout = 1.0
     assert timeout < StepsParams().timeout_s  # the plugin's default would not end the hang by the bound below
-    steps = {"workers": 1, "timeout_s": timeout, "memory_mb": 900, "params": {"limits": LIFTED}}
+    # soft_timeout_share: null, so the hang reaches the pool's kill (the checker's own deadline would end it first)
+    params = {"limits": LIFTED, "soft_timeout_share": None}
+    steps = {"workers": 1, "timeout_s": timeout, "memory_mb": 900, "params": params}
     with _mixture(steps) as mix:
         runner = mix.runners[1]
         (good,) = runner.score([Sample(prompt="", completion="2 + 2 = 4")])[0]  # starts the checkers

@@ -171,7 +171,7 @@ def test_bombs_return_within_the_timeout_under_the_default_caps(scorers) -> None
 def test_with_caps_lifted_the_pool_kills_hangs_and_keeps_serving() -> None:
     """The caps are the first defence; the pool's deadline is the last one."""
     lifted = {"max_exponent": 10**12, "max_bits": 10**13, "max_factorial": 10**9, "max_chars": 10**7}
-    params = StepsParams(timeout_s=1.0, workers=1, limits=lifted)
+    params = StepsParams(timeout_s=1.0, workers=1, limits=lifted, soft_timeout_share=None)  # the pool's kill
     scorer = STEPS.make_scorer(params)
     try:
         good = Sample(prompt="Q: 17+5-8=", completion="17+5=22\n22-8=14\nA: 14")

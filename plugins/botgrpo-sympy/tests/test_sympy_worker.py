@@ -108,7 +108,7 @@ def test_cap_bypasses_are_refused_in_bounded_time(bomb: str) -> None:
 def test_a_timeout_is_cached_and_not_rerun() -> None:
     """The same hanging input costs one deadline and one worker restart, not one per step."""
     lifted = {"max_exponent": 10**12, "max_bits": 10**13}
-    scorer = STEPS.make_scorer(StepsParams(workers=1, timeout_s=1.0, limits=lifted))
+    scorer = STEPS.make_scorer(StepsParams(workers=1, timeout_s=1.0, limits=lifted, soft_timeout_share=None))
     try:
         hang = Sample(prompt="", completion="9^9^9 = 1")
         (first,) = scorer.score([hang])
