@@ -131,6 +131,13 @@ class StepsParams(_Common):
         description="after this share of timeout_s the checker stops by itself: the spans found so far stand (a "
         "-1 included), the rest is one 0 span (null: only the pool's kill, which loses them all, issue 56)",
     )
+    blank_value: float = Field(
+        -1.0,
+        ge=-1.0,
+        le=0.0,
+        description="the value of a completion with no visible text (white space only): one span over it, so "
+        "saying nothing never out-ranks an honest wrong attempt (issue 56); 0 leaves it a 0 span",
+    )
 
     @field_validator("step_regex")
     @classmethod

@@ -140,6 +140,11 @@ class StepChecker:
     def check(self) -> list[tuple[int, int, float, dict[str, Any]]]:
         p = self.params
         out = []
+        if self.completion and not self.completion.strip():
+            # white space only: no attempt, never out-ranking an honest wrong one (issue 56)
+            return [
+                (0, len(self.completion), p.blank_value, {"claims": [], "status": "no text (blank_value)"})
+            ]
         steps = split_steps(self.completion, p.step_split, p.step_regex)
         for i, step in enumerate(steps):
             if i >= p.max_steps:

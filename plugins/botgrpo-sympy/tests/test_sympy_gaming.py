@@ -107,3 +107,52 @@ def test_a_refutation_before_the_deadline_stands() -> None:
     assert spans[0][2] == -1.0
     assert spans[-1][2] == 0.0 and "deadline" in spans[-1][3]["status"]
     assert spans[-1][1] == len("17 - 5 = 11\n" + HEAVY)  # the rest: one 0 span to the end
+
+
+# --- 6. a blank completion never out-ranks an honest wrong attempt --------------------------------------------------
+def test_a_blank_completion_gets_blank_value() -> None:
+    assert [(s, e, v) for s, e, v, _ in check_steps(LINES, APPLES, " \n\t ")] == [(0, 4, -1.0)]
+    assert [v for *_, v, _ in check_steps(StepsParams(blank_value=0.0), APPLES, "  ")] == [0.0]
+    assert check_steps(LINES, APPLES, "") == []  # no token, no span
+
+
+# --- through the worker pool and the core mixture: the math level's settings, the bot advantages ------------------
+def test_gamed_rollouts_in_one_group_through_the_mixture() -> None:
+    """One group of wrong answers (and a right one) scored by the real ``sympy.steps`` worker through the core
+    mixture (one character a token), ``bot`` advantages: the refutation before the checker's deadline
+    (``timeout_s`` 1 s) stands in the worker, the cut run-on keeps its -1, and white space ranks below the honest
+    wrong attempt (before issue 56: a ``SampleError``, no span, and above it)."""
+    import dataclasses
+
+    from botgrpo_core.config.models import RewardsConfig
+    from botgrpo_core.estimators.compute import compute_advantages
+    from botgrpo_core.rewards.mixture import RewardMixture
+    from botgrpo_core.signals.manager import PluginManager
+    from botgrpo_core.signals.testing import make_samples
+
+    completions = {
+        "right": ("5 * 3 = 15\n17 - 15 = 2\nThe answer is 2.", False),
+        "slip": ("5 * 3 = 15\n17 - 15 = 3\nThe answer is 3.", False),
+        "heavy": ("17 - 15 = 3\n" + HEAVY + "\nThe answer is 3.", False),
+        "run-on": (", ".join(["17 - 15 = 3"] + ["the answer is 3"] * 20) + ", the ans", True),
+        "blank": (" \n \n  ", False),
+    }
+    config = RewardsConfig(  # the local signal alone (one worker start): every answer but one is wrong anyway
+        alpha=0.0,
+        beta=1.0,
+        signals=[{"name": "sympy.steps", "workers": 1, "timeout_s": 1.0, "params": {"step_split": "lines"}}],
+    )
+    samples = make_samples([c for c, _ in completions.values()], prompt=APPLES, rows={"answer": "2"})
+    samples = [dataclasses.replace(s, truncated=cut) for s, (_, cut) in zip(samples, completions.values())]
+    with RewardMixture(config, PluginManager(allowlist=["sympy"])) as mixture:
+        out = mixture.score_batch(samples)
+    steps = dict(zip(completions, out.signals["sympy.steps"].results))
+    assert steps["heavy"][0].value == -1.0  # not a SampleError: the -1 stands
+    late = [s for s in steps["heavy"] if "deadline" in str(s.meta)]  # a claim or the rest: past the deadline
+    assert (
+        late and all(s.value == 0.0 for s in late) and steps["heavy"][-1].end == len(completions["heavy"][0])
+    )
+    assert [s.value for s in steps["run-on"]] == [-1.0, 0.0]
+    adv = compute_advantages("bot", out.token_rewards, out.mask, group_size=len(samples), eps=1e-6)
+    mean = {k: float(adv[i, : int(out.mask[i].sum())].mean()) for i, k in enumerate(completions)}
+    assert mean["blank"] < mean["slip"] < mean["right"]
