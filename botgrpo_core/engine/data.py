@@ -24,6 +24,9 @@ class RunData:
     eval: list[dict[str, Any]]
     task: Any = None  # a botgrpo_core.tasks task when data.source is 'task'
     source: str = ""
+    eval_note: str = (
+        ""  # why the held-out rows are fewer than data.eval_size (the one-fifth cap), if they are
+    )
 
 
 def _read_jsonl(path: Path, key: str) -> list[dict[str, Any]]:
@@ -93,6 +96,12 @@ def load_data(config: RunConfig) -> RunData:
     else:
         cut = min(data.eval_size, len(rows) // 5)  # never more than a fifth of the data
         eval_rows, rows = rows[len(rows) - cut :], rows[: len(rows) - cut]
+        if cut < data.eval_size:
+            note = (
+                f"data.eval_size {data.eval_size} is capped at a fifth of the {len(rows) + cut} rows of data.path "
+                f"({cut} held out): add rows, or set data.eval_path to a held-out file"
+            )
+            return RunData(rows, eval_rows, None, str(data.path), note)
     return RunData(rows, eval_rows, None, str(data.path))
 
 
@@ -122,3 +131,76 @@ def to_trainer_rows(rows: Sequence[Mapping[str, Any]], config: RunConfig) -> lis
         new["prompt"] = prompt
         out.append(new)
     return out
+
+
+def prompt_problem(prompt: Any) -> str | None:
+    """Why a row's prompt cannot be tokenized (not text or chat messages, empty, a lone surrogate), or None."""
+    if isinstance(prompt, str):
+        return "is empty" if not prompt else _text_problem(prompt)
+    if isinstance(prompt, list):
+        if not prompt:
+            return "is an empty list of chat messages"
+        for j, message in enumerate(prompt):
+            if (
+                not isinstance(message, dict)
+                or not isinstance(message.get("role"), str)
+                or "content" not in message
+            ):
+                return f"message {j} is not a {{'role': ..., 'content': ...}} object"
+            content = message["content"]
+            problem = _text_problem(content) if isinstance(content, str) else None
+            if problem:
+                return f"message {j}'s content {problem}"
+        return None
+    shown = json.dumps(prompt, default=str)
+    shown = shown if len(shown) <= 40 else shown[:37] + "..."
+    return f"is {shown} ({type(prompt).__name__}), not text or a list of chat messages"
+
+
+def _text_problem(text: str) -> str | None:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        return (
+            f"holds a lone surrogate (\\u{ord(text[exc.start]):04x}) at character {exc.start}, which no "
+            "tokenizer encodes"
+        )
+    return None
+
+
+def check_prompts(rows: Sequence[Mapping[str, Any]], field: str, where: str) -> None:
+    """Every row has a prompt a tokenizer can encode in ``field`` (``data.prompt_field``); the error names the row."""
+    for i, row in enumerate(rows):
+        if field not in row:
+            raise TrainingSetupError(
+                f"{where}: row {i} has no field {field!r} (data.prompt_field; row fields: {sorted(row)}); add it "
+                "to every row, or set data.prompt_field to the prompt's column"
+            )
+        problem = prompt_problem(row[field])
+        if problem:
+            raise TrainingSetupError(f"{where}: row {i}'s {field!r} {problem}; fix that row or remove it")
+
+
+def prompt_lengths(tokenizer: Any, prompts: Sequence[Any]) -> list[int]:
+    """The token count of each prompt as the model reads it (a chat prompt through the chat template)."""
+    from botgrpo_core.engine.evaluation import render_prompts
+
+    texts = render_prompts(tokenizer, prompts)
+    return [len(ids) for ids in tokenizer(texts, add_special_tokens=False)["input_ids"]]
+
+
+def check_prompt_tokens(
+    config: RunConfig, rows: Sequence[Mapping[str, Any]], tokenizer: Any, where: str
+) -> None:
+    """``training.max_prompt_tokens``: a prompt longer than it (in the model's tokens) is an error naming its row."""
+    limit = config.training.max_prompt_tokens
+    if limit is None or not rows:
+        return
+    lengths = prompt_lengths(tokenizer, [r["prompt"] for r in to_trainer_rows(rows, config)])
+    for i, n in enumerate(lengths):
+        if n > limit:
+            raise TrainingSetupError(
+                f"training.max_prompt_tokens is {limit}, but {where} row {i}'s prompt is {n} tokens "
+                f"({sum(x > limit for x in lengths)} of {len(lengths)} rows are longer); raise the limit, or "
+                "shorten or drop those rows"
+            )

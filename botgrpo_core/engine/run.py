@@ -44,7 +44,7 @@ if TYPE_CHECKING:
     from botgrpo_core.config.models import RunConfig
     from botgrpo_core.config.presets import Preset
     from botgrpo_core.rewards.mixture import RewardMixture
-from botgrpo_core.engine.data import RunData, check_rows, load_data, to_trainer_rows
+from botgrpo_core.engine.data import RunData, check_prompt_tokens, check_rows, load_data, to_trainer_rows
 from botgrpo_core.engine.evaluation import colocated_engine, eval_line, evaluate
 from botgrpo_core.engine.interrupt import RunInterrupted, StopOnSignal, disk_full
 from botgrpo_core.engine.lora import check_lora_targets
@@ -293,6 +293,8 @@ def _run(
                 model_s = time.time() - model_start  # the warm start, when it is not cached
             model, tokenizer = load_model(config, source)
             check_lora_targets(config, model)  # before anything of the run is written
+            check_prompt_tokens(config, setup.run_data.train, tokenizer, "data")
+            check_prompt_tokens(config, setup.run_data.eval, tokenizer, "held-out data")
             ctx = _start_metrics(config, setup, model, tokenizer, resume_from, is_main, log)
             _make_trainer(ctx, setup, [*callbacks, stop.callback(lambda: ctx.trainer)])
             if (
