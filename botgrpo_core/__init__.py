@@ -40,9 +40,14 @@ _LAZY = {
     # engine
     "BoTGRPOTrainer": "botgrpo_core.engine.trainer",
     "run_training": "botgrpo_core.engine.run",
+    # named models (the bundled SmolLM2-135M-Instruct), offline
+    "NAMED_MODELS": "botgrpo_core.engine.named_models",
+    "materialize": "botgrpo_core.engine.named_models",
+    "load_named_model": "botgrpo_core.engine.named_models",
 }
 
 __all__ = [
+    "NAMED_MODELS",
     "PRESETS",
     "BoTGRPOTrainer",
     "ConfigError",
@@ -66,6 +71,8 @@ __all__ = [
     "get_preset",
     "hookimpl",
     "load_config",
+    "load_named_model",
+    "materialize",
     "parse_config",
     "policy_loss",
     "register_estimator",
@@ -78,6 +85,7 @@ if TYPE_CHECKING:
     from botgrpo_core.config.loading import load_config, parse_config
     from botgrpo_core.config.models import RewardsConfig, RunConfig, SignalConfig
     from botgrpo_core.config.presets import PRESETS, get_preset
+    from botgrpo_core.engine.named_models import NAMED_MODELS, load_named_model, materialize
     from botgrpo_core.engine.run import run_training
     from botgrpo_core.engine.trainer import BoTGRPOTrainer
     from botgrpo_core.estimators.compute import compute_advantages

@@ -134,3 +134,26 @@ def test_a_tokenizer_that_reads_the_bos_as_its_eos_gets_the_checkpoints_eos(smol
     named_models.mend_eos(tokenizer, None)
     assert tokenizer.eos_token_id == 2
     assert smollm2_folder.name.endswith(f"-f{named_models.FOLDER_FORMAT}")
+
+
+@needs_wheel
+def test_the_public_loader_gives_the_cached_model_offline(smollm2_folder: Path, monkeypatch) -> None:
+    """Issue 59 item 4: ``botgrpo_core.load_named_model`` / ``materialize``, public and documented, load the bundled
+    model with no network (the hub offline) and equal ``from_pretrained`` of the cached folder."""
+    import torch
+    from transformers import AutoModelForCausalLM
+
+    import botgrpo_core
+
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    assert botgrpo_core.materialize is materialize and botgrpo_core.NAMED_MODELS is NAMED_MODELS
+    assert botgrpo_core.materialize(NAME) == smollm2_folder
+    model, tokenizer = botgrpo_core.load_named_model(NAME)
+    assert tokenizer.eos_token == "<|im_end|>" and tokenizer.chat_template
+    ids = tokenizer("2 + 3 =", return_tensors="pt")["input_ids"]
+    reference = AutoModelForCausalLM.from_pretrained(smollm2_folder)
+    with torch.no_grad():
+        assert torch.equal(model(ids).logits, reference(ids).logits)
+    docs = (Path(__file__).resolve().parents[1] / "docs").glob("*.md")
+    documented = {p.name for p in docs if "load_named_model(" in p.read_text(encoding="utf-8")}
+    assert {"models.md", "python-api.md"} <= documented

@@ -84,14 +84,31 @@ def load_tokenizer(name: str, texts: Sequence[str] = (), *, alphabet: str | None
     from botgrpo_core.engine.named_models import is_gguf_source, materialize
     from botgrpo_core.engine.setup import TrainingSetupError
 
+    cached = False
     if is_gguf_source(name):  # smollm2-135m-instruct or a .gguf file: its cached Hugging Face folder
         try:
-            name = str(materialize(name, log=lambda msg: print(msg, file=sys.stderr)))
+            name, cached = str(materialize(name, log=lambda msg: print(msg, file=sys.stderr))), True
         except TrainingSetupError as exc:
             raise ScoreInputError(str(exc).replace("model.name_or_path", "the tokenizer")) from None
+    else:
+        from botgrpo_core.engine.model import ADAPTER_CONFIG, adapter_source
+
+        path = Path(name).expanduser()
+        if (path / ADAPTER_CONFIG).is_file() and not (path / "tokenizer_config.json").is_file():
+            try:  # a LoRA adapter saved without its tokenizer: the base's
+                adapter = adapter_source(name, log=lambda msg: print(msg, file=sys.stderr))
+            except TrainingSetupError as exc:
+                raise ScoreInputError(str(exc).replace("model.name_or_path", "the tokenizer")) from None
+            name = adapter.base if adapter else name
     try:
         return AutoTokenizer.from_pretrained(name, local_files_only=True)
     except Exception as exc:  # transformers raises OSError/ValueError/... depending on what is missing
+        if cached:
+            raise ScoreInputError(
+                f"the tokenizer of the cached model folder {name} does not load ({type(exc).__name__}: "
+                f"{str(exc).strip()[:200]}): the cache is damaged. Delete it (rm -r {name}); the next run builds it "
+                "again from the checkpoint (about a minute)"
+            ) from None
         raise ScoreInputError(
             f"cannot load tokenizer {name!r} from local files ({type(exc).__name__}: {exc}). Pass a local "
             "folder or a hub id already in the cache to --tokenizer, or --tokenizer tiny for the built-in "
