@@ -221,6 +221,23 @@ def generate_vllm(
     return ids_out, tokenizer.batch_decode(ids_out, skip_special_tokens=True)
 
 
+def task_metrics(
+    task: Any,
+    rows: Sequence[Mapping[str, Any]],
+    texts: Sequence[str],
+    prompts: Sequence[str],
+    truncated: Sequence[bool],
+) -> dict[str, float]:
+    """``task.evaluate`` of held-out completions, given their prompts and ``truncated`` flags where it takes them
+    (keyword arguments ``prompts`` and ``truncated``: word-problems' ``refuted_rate`` reads a cut completion's end as
+    its training signal does); a task with the two-argument ``evaluate(rows, completions)`` gets those."""
+    import inspect
+
+    if "truncated" in inspect.signature(task.evaluate).parameters:
+        return dict(task.evaluate(rows, texts, prompts=list(prompts), truncated=list(truncated)))
+    return dict(task.evaluate(rows, texts))
+
+
 def evaluate(
     model: Any,
     tokenizer: Any,
@@ -275,10 +292,13 @@ def evaluate(
                 progress=progress,
             )
     plain = [{k: v for k, v in r.items() if k != "prompt"} for r in rows]
+    texts_in = [prompt_text(r["prompt"]) for r in rows]
+    # the length cap cut it (no end-of-sequence token): training's Sample.truncated
+    cut = [tokenizer.eos_token_id not in i for i in ids]
     out: dict[str, float] = {}
     if task is not None:
-        out.update(task.evaluate(plain, texts))
-    samples = decode_samples(tokenizer, [prompt_text(r["prompt"]) for r in rows], ids, plain)
+        out.update(task_metrics(task, plain, texts, texts_in, cut))
+    samples = decode_samples(tokenizer, texts_in, ids, plain, truncated=cut)
     mix = mixture.score_batch(samples)
     lengths = mix.mask.sum(1).clamp(min=1)
     per_rollout = (mix.token_rewards.nan_to_num(0.0).sum(1) / lengths)[mix.valid]

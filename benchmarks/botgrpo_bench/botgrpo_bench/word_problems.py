@@ -129,14 +129,30 @@ class WordProblemsTask:
             make_steps_scorer(StepsParams(workers=1, step_split="lines")),
         )
 
-    def check(self, rows: Sequence[dict[str, Any]], completions: Sequence[str]) -> list[dict[str, bool]]:
-        """Per completion: ``right`` (its answer equals the row's) and ``refuted`` (a line scored -1)."""
+    def check(
+        self,
+        rows: Sequence[dict[str, Any]],
+        completions: Sequence[str],
+        *,
+        prompts: Sequence[str] | None = None,
+        truncated: Sequence[bool] | None = None,
+    ) -> list[dict[str, bool]]:
+        """Per completion: ``right`` (its answer equals the row's) and ``refuted`` (a line scored -1).
+
+        ``prompts`` and ``truncated`` (the length cap cut the completion) reach the scorers as in training, so a
+        completion cut mid-number is read as training reads it (its unfinished end is no claim), not as refuted.
+        """
         from botgrpo_core.signals import Sample, SampleError
 
         if len(rows) != len(completions):
             raise ValueError("word-problems: rows and completions differ in length")
+        texts = list(prompts) if prompts is not None else [""] * len(rows)
+        cut = list(truncated) if truncated is not None else [False] * len(rows)
+        if len(texts) != len(rows) or len(cut) != len(rows):
+            raise ValueError("word-problems: prompts, truncated and rows differ in length")
         samples = [
-            Sample(prompt="", completion=c, row=dict(r)) for r, c in zip(rows, completions, strict=True)
+            Sample(prompt=p, completion=c, row=dict(r), truncated=bool(t))
+            for r, c, p, t in zip(rows, completions, texts, cut, strict=True)
         ]
         answer, steps = self._checkers
         right = answer.score(samples)
@@ -149,9 +165,17 @@ class WordProblemsTask:
             for a, s in zip(right, spans, strict=True)
         ]
 
-    def evaluate(self, rows: Sequence[dict[str, Any]], completions: Sequence[str]) -> dict[str, float]:
-        """``answer_accuracy`` and ``refuted_rate`` of ``completions`` (each a share)."""
-        verdicts = self.check(rows, completions)
+    def evaluate(
+        self,
+        rows: Sequence[dict[str, Any]],
+        completions: Sequence[str],
+        *,
+        prompts: Sequence[str] | None = None,
+        truncated: Sequence[bool] | None = None,
+    ) -> dict[str, float]:
+        """``answer_accuracy`` and ``refuted_rate`` of ``completions`` (each a share); ``prompts`` and ``truncated``
+        as in :meth:`check` (the run's held-out evaluation passes both)."""
+        verdicts = self.check(rows, completions, prompts=prompts, truncated=truncated)
         n = max(len(verdicts), 1)
         return {
             "answer_accuracy": sum(v["right"] for v in verdicts) / n,

@@ -58,3 +58,30 @@ def test_the_task_is_registered() -> None:
 
     task = get_task("word-problems", {"problem_set": "grade", "prompt": "shipped"})
     assert isinstance(task, WordProblemsTask) and task.params.problem_set == "grade"
+
+
+def test_a_completion_cut_mid_number_is_not_refuted_on_held_out_problems() -> None:
+    """Issue 60 item 8: held-out refuted_rate ignored `truncated` (and the prompt), so a completion the length cap
+    cut mid-number ('9 + 10 = 1' of 19) counted as refuted on held-out problems and not in training. The run's
+    evaluation passes both (engine.evaluation.task_metrics); the task reads them as the training signal does."""
+    from botgrpo_core.engine.evaluation import task_metrics
+
+    task = WordProblemsTask(WordProblemsParams(problem_set="easy"))
+    try:
+        row = {"answer": "15"}
+        cut = "2 * 5 = 10\n9 + 10 = 1"  # the cap cut '19'
+        prompt = "Problem: Maya has 9 shells. She buys 2 bags of 5. She gives 4 away.\nSolution:"
+        assert task.check([row], [cut])[0]["refuted"]  # read as a finished line: refuted
+        assert not task.check([row], [cut], prompts=[prompt], truncated=[True])[0]["refuted"]
+        metrics = task_metrics(
+            task, [row, row], [cut, "9 + 10 = 20\nThe answer is 20."], [prompt] * 2, [True, False]
+        )
+        assert metrics == {"answer_accuracy": 0.0, "refuted_rate": 0.5}
+
+        class TwoArguments:  # a task with the older evaluate(rows, completions) still gets those
+            def evaluate(self, rows, completions):
+                return {"n": float(len(completions))}
+
+        assert task_metrics(TwoArguments(), [row], [cut], [prompt], [True]) == {"n": 1.0}
+    finally:
+        task.close()
