@@ -243,6 +243,7 @@ def _as_complex(v: Any) -> complex:
 
 def check_answer(params: AnswerParams, completion: str, reference: str) -> tuple[float, dict[str, Any]]:
     """Score one completion against its reference: ``(value, meta)``."""
+    completion, reference = numberformat.readable(completion), numberformat.readable(reference)  # "٧", "７" (issue 60)
     piece = extract_answer(completion, params.answer_pattern)
     if piece is None:
         return 0.0, {"status": "no answer found"}

@@ -16,7 +16,9 @@ same way everywhere:
   bare ``24%`` (``... * 100 = 24%``, where the sign is a label);
 - numerals in a base: ``724_{10}``, ``2053_7`` (base 2 to 16) are their decimal value;
 - degrees: ``30^\\circ``, ``30^{\\circ}``, ``30°`` are dropped (angle sums) or become ``30*pi/180``
-  inside trigonometry (:func:`degrees`).
+  inside trigonometry (:func:`degrees`);
+- digits of other scripts (Arabic-Indic ``٧``, full-width ``７``) are ASCII digits, and zero-width characters
+  inside a number are dropped (:func:`ascii_digits`, :func:`visible`; issue 60 item 11).
 """
 
 from __future__ import annotations
@@ -41,6 +43,42 @@ SIGNS = str.maketrans(
         "∕": "/",
     }
 )
+#: Digits of other scripts, read as ASCII digits one for one (Arabic-Indic, Extended Arabic-Indic, full-width), and
+#: the Arabic decimal and thousands separators and the full-width period (issue 60 item 11).
+_OTHER_DIGITS = str.maketrans(
+    {
+        **{chr(0x0660 + k): str(k) for k in range(10)},
+        **{chr(0x06F0 + k): str(k) for k in range(10)},
+        **{chr(0xFF10 + k): str(k) for k in range(10)},
+        "\u066b": ".",
+        "\u066c": ",",
+        "\uff0e": ".",
+    }
+)
+#: Characters that show nothing (zero-width space, non-joiner, joiner, word joiner, byte order mark).
+ZERO_WIDTH = "\u200b\u200c\u200d\u2060\ufeff"
+_ZERO_WIDTH = re.compile(f"[{ZERO_WIDTH}]")
+
+
+def ascii_digits(text: str) -> str:
+    """``text`` with the digits of other scripts as ASCII digits (the same length: offsets stay valid)."""
+    return text if text.isascii() else text.translate(_OTHER_DIGITS)
+
+
+def visible(text: str) -> tuple[str, list[int] | None]:
+    """``text`` without zero-width characters (``1\u200b000`` is ``1000``), and where each kept character was
+    (None when there was none to drop: the text is unchanged)."""
+    if text.isascii() or not _ZERO_WIDTH.search(text):
+        return text, None
+    where = [i for i, c in enumerate(text) if c not in ZERO_WIDTH]
+    return "".join(text[i] for i in where), where
+
+
+def readable(text: str) -> str:
+    """:func:`ascii_digits` and :func:`visible` together, where offsets do not matter (prompts, answers)."""
+    return visible(ascii_digits(text))[0]
+
+
 #: Spaces that group thousands (no-break, narrow no-break, thin, figure space).
 GROUP_SPACES = "\u00a0\u202f\u2009\u2007"
 _GROUP_SPACE = f"[{GROUP_SPACES}]"

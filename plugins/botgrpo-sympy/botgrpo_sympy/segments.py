@@ -401,8 +401,18 @@ def extract_answer(completion: str, pattern: str | None = None) -> Piece | None:
             g = 1 if m.group(1) is not None else 2  # ANSWER_LINE: "Answer: 7" or "# Answer 7"
             found = _trimmed(completion, m.start(g), m.end(g)) or found
         if found is not None:
-            return _unwrap(completion, found)
+            return _unwrap(completion, _exclaimed(found))
     return None
+
+
+def _exclaimed(piece: Piece) -> Piece:
+    """ "The answer is 7!": in a prose answer line a final '!' is the sentence's, not a factorial (``$7!$`` and
+    ``\\boxed{7!}`` keep it: math)."""
+    text = piece.text
+    if text.endswith("!") and not text.endswith("!!") and len(text) > 1 and text[-2] not in "$}":
+        trimmed = text[:-1].rstrip()
+        return Piece(trimmed, piece.start, piece.start + len(trimmed))
+    return piece
 
 
 def _unwrap(completion: str, piece: Piece | None) -> Piece | None:

@@ -70,6 +70,7 @@ from botgrpo_sympy.equality import (
 from botgrpo_sympy.fastpath import fast_arithmetic
 from botgrpo_sympy.limits import CHECK_FAILURES, UNREADABLE, DigitOutsideBase
 from botgrpo_sympy.mathparse import parse_value
+from botgrpo_sympy.numberformat import ascii_digits, readable, visible
 from botgrpo_sympy.numeval import Evaluator, Value
 from botgrpo_sympy.params import StepsParams
 from botgrpo_sympy.premises import parse_side, prompt_premises, prompt_tail
@@ -544,5 +545,12 @@ def check_steps(
     params: StepsParams, prompt: str, completion: str, truncated: bool = False, deadline: float | None = None
 ) -> list[tuple[int, int, float, dict[str, Any]]]:
     """All step spans of one completion (``truncated``: the length cap cut it, ``Sample.truncated``; ``deadline``: a
-    monotonic time past which the rest is 0 and what was found stands, :mod:`botgrpo_sympy.softdeadline`)."""
-    return StepChecker(params, prompt, completion, truncated, deadline).check()
+    monotonic time past which the rest is 0 and what was found stands, :mod:`botgrpo_sympy.softdeadline`). Digits of
+    other scripts are read as ASCII digits and zero-width characters are dropped; the spans' offsets are the
+    completion's own."""
+    text, where = visible(ascii_digits(completion))
+    spans = StepChecker(params, readable(prompt), text, truncated, deadline).check()
+    if where is None:
+        return spans
+    where.append(len(completion))  # the offset after the last kept character
+    return [(where[s], where[e - 1] + 1 if e > s else where[s], v, meta) for s, e, v, meta in spans]
