@@ -50,7 +50,8 @@ Role = Literal[
 ]
 #: The roles a selector may name (``js/checks.js`` ``ROLES`` says which elements each one finds).
 ROLES: tuple[str, ...] = get_args(Role)
-_TAG = re.compile(r"^[a-zA-Z][a-zA-Z0-9-]*$")
+_TAG = re.compile(r"^(\*|[a-zA-Z][a-zA-Z0-9-]*)$")
+_ATTR = re.compile(r"^[a-zA-Z][a-zA-Z0-9-]*$")
 #: At most this many steps and expectations per check, and checks per suite.
 MAX_STEPS = 40
 MAX_CHECKS = 40
@@ -75,7 +76,7 @@ class Selector(_Strict):
     """Which elements: all of ``role``, ``tag``, ``label``, ``text`` that are given must hold."""
 
     role: Role | None = None
-    tag: str | None = Field(None, description="an HTML tag name (input, li, h2, ...)")
+    tag: str | None = Field(None, description="an HTML tag name (input, li, h2, ...; * any element)")
     label: str | None = Field(None, description="regex (case-insensitive) on what the element is called")
     text: str | None = Field(None, description="regex (case-insensitive) on the element's visible text")
     style: str | None = Field(None, description="regex (case-insensitive) on the element's style attribute")
@@ -93,7 +94,7 @@ class Selector(_Strict):
     @classmethod
     def _attrs(cls, value: dict[str, str] | None) -> dict[str, str] | None:
         for name, source in (value or {}).items():
-            if not _TAG.match(name):
+            if not _ATTR.match(name):
                 raise ValueError(f"attribute name {name!r} is not one")
             _regex(source)
         return value
@@ -130,17 +131,20 @@ class Step(_Strict):
       ``dblclick``; ``shift``/``ctrl`` hold those keys;
     - ``type``: focus the field, then each character of ``value`` as keydown, input (the value set as a
       user's typing sets it) and keyup; then change. The field's text is replaced by ``value``;
-    - ``change``: a select picks the option whose value or text matches ``value`` (a regex, whole); a
+    - ``change``: a select picks the option whose value or text matches ``value`` (a regex, whole;
+      ``$next``: the option after the chosen one); a
       checkbox or radio is set to ``value`` (true/false) by a click; another field (range, number, date)
       gets ``value`` with input and change events;
     - ``submit``: the form (``submit: {}`` = the first form) is submitted by its submit button if it has
       one, else by a submit event; ``submit: {}`` on a page without a ``<form>`` clicks the first button
       called like a submit button (submit, send, save, sign up, register, post, ...: ``js/checks.js``);
     - ``key``: keydown (and keypress for a character) and keyup of ``key`` (``Enter``, ``Escape``,
-      ``ArrowDown``, ``a``, ``" "``) on ``on`` (else the focused element, else the page); Enter in a
+      ``ArrowDown``, ``a``, ``" "``) on ``target`` (else the focused element, else the page); Enter in a
       text field submits its form, as in a browser;
     - ``hover`` / ``leave``: the mouse moves over / out of the element (React's enter and leave events);
-    - ``event``: any DOM event by name (``dragover``, ``contextmenu``, ``wheel``) on ``on``;
+    - ``event``: any DOM event by name (``dragover``, ``contextmenu``, ``wheel``) on ``target``, else on the
+      document's body, outside the page's root (it bubbles to the document and the window); a drag or
+      drop event carries one file, ``photo.png`` of 1234 bytes, in its ``dataTransfer``;
     - ``wait``: the fake clock advances ``wait`` ms, firing the page's timers due in order;
     - ``resize``: the window becomes ``WxH`` (``"800x600"``; it starts at 1024x768) and gets a resize event;
     - ``scroll``: the page (3000 px tall in a 768 px window) is scrolled to ``scroll`` px: ``scrollY``,
@@ -161,7 +165,7 @@ class Step(_Strict):
     scroll: int | None = Field(None, ge=0, le=100_000)
     remount: bool | None = None
     value: str | bool | int | float | None = None
-    on: Selector | None = None
+    target: Selector | None = Field(None, description="key and event steps: the element (see the kinds)")
     shift: bool = False
     ctrl: bool = False
     double: bool = False
@@ -194,6 +198,7 @@ _EXPECT_KINDS = (
     "appears",
     "disappears",
     "text_changes",
+    "content_changes",
     "text_same",
     "html_changes",
     "html_same",
@@ -204,7 +209,16 @@ _EXPECT_KINDS = (
 )
 
 
-_COMPARING = ("count", "appears", "disappears", "text_changes", "text_same", "html_changes", "html_same")
+_COMPARING = (
+    "count",
+    "appears",
+    "disappears",
+    "text_changes",
+    "content_changes",
+    "text_same",
+    "html_changes",
+    "html_same",
+)
 
 
 class Expect(_Strict):
@@ -221,6 +235,8 @@ class Expect(_Strict):
       before the check's steps;
     - ``appears`` / ``disappears``: none matched before the steps and some match after / the reverse;
     - ``text_changes`` / ``text_same``: the page's text differs from / equals its text before the steps;
+    - ``content_changes``: the text of the elements a selector finds (in order) differs from before (a
+      list's order);
     - ``html_changes`` / ``html_same``: the page's HTML (elements, attributes, text) differs from before the steps (a
       selection shown only by a style or class);
     - ``title``: a regex on ``document.title``;
@@ -243,6 +259,7 @@ class Expect(_Strict):
     appears: Selector | None = None
     disappears: Selector | None = None
     text_changes: bool | None = None
+    content_changes: Selector | None = None
     text_same: bool | None = None
     html_changes: bool | None = None
     html_same: bool | None = None
@@ -298,7 +315,11 @@ class CheckSuite(_Strict):
 
     checks: tuple[Check, ...] = Field(..., min_length=1, max_length=MAX_CHECKS)
     props: dict[str, Any] | None = Field(
-        None, description="props to render with (else the row's or synthesised)"
+        None,
+        description="props to render with (else the row's or synthesised); markers: "
+        '{"$botgrpo": "element", "text": T} a <span>T</span>, {"$botgrpo": "spy", "name": N} a function '
+        'recording its calls, {"$botgrpo": "throws", "text": T} an element that throws T, '
+        '{"$botgrpo": "function"} a no-op, {"$botgrpo": "stub"} a stub',
     )
     fetch: Any = Field(None, description="JSON that every fetch() of the page resolves to (a 200 response)")
 

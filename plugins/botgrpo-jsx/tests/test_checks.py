@@ -192,7 +192,7 @@ def test_submit_a_form_by_its_button_and_a_disabled_button_does_nothing(scorer) 
                 "name": "enter submits",
                 "do": [
                     {"type": {"role": "textbox"}, "value": "x@y.z"},
-                    {"key": "Enter", "on": {"role": "textbox"}},
+                    {"key": "Enter", "target": {"role": "textbox"}},
                 ],
                 "expect": [{"text": "thanks"}],
             },
@@ -239,8 +239,8 @@ def test_keys_hover_events_and_the_fake_clock(scorer) -> None:
             {
                 "name": "dragover",
                 "do": [
-                    {"event": "dragover", "on": {"text": "^dragged"}},
-                    {"event": "dragover", "on": {"text": "^dragged"}},
+                    {"event": "dragover", "target": {"text": "^dragged"}},
+                    {"event": "dragover", "target": {"text": "^dragged"}},
                 ],
                 "expect": [{"text": "dragged 2 times"}],
             },
@@ -307,12 +307,12 @@ def test_every_check_is_bounded_and_the_checks_before_a_hang_keep_their_result(s
         spun, flooded = _score(scorer, [(page, spin), (page, flood)])
     finally:
         scorer.close()
-    assert time.monotonic() - t < 2.5 + 3.0  # the page's deadline (timeout_s), not forever
+    assert time.monotonic() - t < 2.5 + 8.0  # the page's deadline (timeout_s), not forever (a loaded machine: slack)
     assert spun.meta["passed"] == "1/3" and spun.value == pytest.approx(1 / 3)
     assert "spin: not run" in _failed(spun) and "took over" in spun.meta["status"]
     # a 0 ms interval over 100 s of page time: timers fire at most 2000 times a wait, and the check ends
     # by itself or at its own limit (check_timeout_s), the page's process still answering
-    assert flooded.meta["status"] == "rendered" and flooded.meta["checks_ms"] < 1500
+    assert flooded.meta["status"] == "rendered" and flooded.meta["checks_ms"] < 3000
 
 
 def test_interactions_escape_nothing_and_cannot_forge_a_pass(scorer, tmp_path: Path) -> None:

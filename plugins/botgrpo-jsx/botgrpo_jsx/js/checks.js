@@ -244,6 +244,23 @@ function numbers(text) {
   return (text.match(/-?\d[\d,]*(?:\.\d+)?/g) || []).map((s) => Number(s.replace(/,/g, "")));
 }
 
+// What a drag carries: one file, photo.png (1234 bytes).
+function dataTransfer() {
+  const file = { name: "photo.png", size: 1234, type: "image/png", lastModified: 0 };
+  const files = [file];
+  files.item = (i) => files[i] || null;
+  return {
+    files,
+    items: [{ kind: "file", type: "image/png", getAsFile: () => file }],
+    types: ["Files"],
+    dropEffect: "copy",
+    effectAllowed: "all",
+    getData: () => "",
+    setData: () => {},
+    clearData: () => {},
+  };
+}
+
 // What a form's submit button is called, for a form written without a <form>.
 const SUBMIT_LABEL = "submit|send|save|sign|register|post|book|order|subscribe|apply|join|continue|log ?in|done|finish|confirm|create|add";
 
@@ -287,6 +304,7 @@ function makeRunner(env) {
   };
   // a pointer at (137, 59) in every frame of reference
   const pointer = { button: 0, buttons: 1, relatedTarget: null };
+  const mediaChanged = window.__botgrpoMediaChanged;
   for (const k of ["clientX", "pageX", "screenX", "x", "offsetX"]) pointer[k] = 137;
   for (const k of ["clientY", "pageY", "screenY", "y", "offsetY"]) pointer[k] = 59;
 
@@ -373,6 +391,11 @@ function makeRunner(env) {
     }
     if (el.tagName === "SELECT") {
       const options = all(el, "option");
+      if (value === "$next") {
+        // the option after the chosen one (the first after the last)
+        const at = options.indexOf(selectedOption(el));
+        value = String(attr(options[(at + 1) % Math.max(1, options.length)], "value") ?? "").replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+      }
       const re = regex("^(?:" + String(value) + ")$");
       const pick = options.find((o) => re.test(attr(o, "value") ?? o.textContent)) ||
         options.find((o) => re.test(textOf(o, env.container) || o.textContent));
@@ -440,7 +463,7 @@ function makeRunner(env) {
       if (submitter) await click(submitter);
       else await dispatch(form, event("submit"));
     } else if (step.key) {
-      const el = step.on ? one(step.on, "key") : document.activeElement && document.activeElement !== document.body ? document.activeElement : env.container.firstElementChild || document.body;
+      const el = step.target ? one(step.target, "key") : document.activeElement && document.activeElement !== document.body ? document.activeElement : env.container.firstElementChild || document.body;
       await key(el, step.key, { shiftKey: Boolean(step.shift), ctrlKey: Boolean(step.ctrl), metaKey: false });
     } else if (step.hover) {
       const el = one(step.hover, "hover");
@@ -450,8 +473,10 @@ function makeRunner(env) {
       const el = one(step.leave, "leave");
       await dispatch(el, event("mouseout", pointer));
     } else if (step.event) {
-      const el = one(step.on || { tag: "*" }, step.event);
-      await dispatch(el, event(step.event, pointer));
+      // without `on`: on the document's body, outside the page's root (a click outside a dropdown)
+      const el = step.target ? one(step.target, step.event) : document.body;
+      const extra = /^drag|^drop$/.test(step.event) ? { dataTransfer: dataTransfer() } : {};
+      await dispatch(el, event(step.event, { ...pointer, ...extra }));
     } else if (step.wait !== undefined) await wait(step.wait);
     else if (step.remount) {
       // the page reloaded: a fresh mount; what the page stored (localStorage) and the clock stay
@@ -463,7 +488,8 @@ function makeRunner(env) {
         for (const [k, v] of [["innerWidth", w], ["innerHeight", h], ["outerWidth", w], ["outerHeight", h]]) {
           Object.defineProperty(window, k, { value: v, configurable: true, writable: true });
         }
-        DOM.dispatchEvent.call(window, event("resize", { bubbles: false }));
+        DOM.dispatchOnWindow(event("resize", { bubbles: false }));
+        if (typeof mediaChanged === "function") mediaChanged();
       });
     } else if (step.scroll !== undefined) {
       // a page 3000 px tall in a 768 px window, scrolled to `scroll` px
@@ -477,8 +503,8 @@ function makeRunner(env) {
             Object.defineProperty(el, k, { value: v, configurable: true, writable: true });
           }
         }
-        DOM.dispatchEvent.call(window, event("scroll", { bubbles: false }));
-        DOM.dispatchEvent.call(document, event("scroll", { bubbles: false }));
+        DOM.dispatchOnWindow(event("scroll", { bubbles: false }));
+        DOM.dispatchOnDocument(event("scroll", { bubbles: false }));
       });
     }
   }
@@ -486,12 +512,17 @@ function makeRunner(env) {
   // The page's state an expectation compares with: counts and text before the actions.
   function snapshot(check) {
     const before = { text: textOf(env.container, env.container), html: String(env.container.innerHTML), counts: [] };
+    before.contents = [];
     for (const e of check.expect || []) {
       const sel = e.count || e.appears || e.disappears;
       before.counts.push(sel ? find(sel, env.container, document).length : 0);
+      before.contents.push(e.content_changes ? contentOf(e.content_changes) : null);
     }
     return before;
   }
+
+  // the text of the elements a selector finds, in order
+  const contentOf = (sel) => find(sel, env.container, document).map((el) => textOf(el, env.container)).join(" | ");
 
   function test(e, before, index) {
     const page = () => textOf(env.container, env.container);
@@ -536,6 +567,9 @@ function makeRunner(env) {
     } else if (e.disappears) {
       const n = find(e.disappears, env.container, document).length;
       if (before.counts[index] === 0 || n > 0) return `${describe(e.disappears)} did not disappear (${before.counts[index]} -> ${n})`;
+    } else if (e.content_changes) {
+      const now = contentOf(e.content_changes);
+      if (now === before.contents[index]) return `the text of ${describe(e.content_changes)} did not change: ${JSON.stringify(now.slice(0, 120))}`;
     } else if (e.html_changes) {
       if (String(env.container.innerHTML) === before.html) return "the page did not change (its elements, attributes and text are as before)";
     } else if (e.html_same) {
@@ -618,8 +652,15 @@ function makeRunner(env) {
 }
 
 // What a fetch() resolves to when the suite gives the server's answer (`fetch` of the suite): every
-// request gets a 200 with that JSON (a fresh copy), whatever its URL or method.
+// request gets a 200 with that JSON (a fresh copy), whatever its URL or method. Without one, every
+// fetch fails at once as a browser's does offline (the sandbox has no network).
 function installFetch(answer) {
+  if (answer === undefined || answer === null) {
+    globalThis.fetch = async () => {
+      throw new TypeError("Failed to fetch");
+    };
+    return;
+  }
   const body = JSON.stringify(answer);
   const response = () => ({
     ok: true,
@@ -653,6 +694,48 @@ function prepareDom(window) {
   for (const name of ["querySelectorAll", "getAttribute", "hasAttribute", "contains", "dispatchEvent"]) {
     DOM[name] = lookup(name);
   }
+  // the window and the document dispatch with their own methods (linkedom's window is no element)
+  DOM.dispatchOnWindow = window.dispatchEvent.bind(window);
+  DOM.dispatchOnDocument = window.document.dispatchEvent.bind(window.document);
+  // media queries on the window's width (min-width / max-width in px; a light colour scheme), whose
+  // listeners hear a resize that flips them
+  const queries = [];
+  const evaluate = (q) => {
+    const text = String(q).toLowerCase();
+    const width = window.innerWidth;
+    let ok = !/prefers-color-scheme\s*:\s*dark|prefers-reduced-motion\s*:\s*reduce/.test(text);
+    for (const m of text.matchAll(/(min|max)-width\s*:\s*(\d+(?:\.\d+)?)px/g)) {
+      ok = ok && (m[1] === "min" ? width >= Number(m[2]) : width <= Number(m[2]));
+    }
+    return ok;
+  };
+  window.matchMedia = (q) => {
+    const listeners = new Set();
+    const mql = {
+      media: String(q),
+      matches: evaluate(q),
+      onchange: null,
+      addListener: (f) => listeners.add(f),
+      removeListener: (f) => listeners.delete(f),
+      addEventListener: (type, f) => type === "change" && listeners.add(f),
+      removeEventListener: (type, f) => listeners.delete(f),
+      dispatchEvent: () => true,
+      listeners,
+    };
+    if (queries.length < 200) queries.push(mql);
+    return mql;
+  };
+  globalThis.matchMedia = window.matchMedia;
+  window.__botgrpoMediaChanged = () => {
+    for (const mql of queries) {
+      const now = evaluate(mql.media);
+      if (now === mql.matches) continue;
+      mql.matches = now;
+      const e = { matches: now, media: mql.media };
+      for (const f of mql.listeners) f(e);
+      if (typeof mql.onchange === "function") mql.onchange(e);
+    }
+  };
 }
 const DOM = {};
 const all = (el, selector) => Array.from(DOM.querySelectorAll.call(el, selector));

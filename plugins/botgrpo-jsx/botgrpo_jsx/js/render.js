@@ -338,7 +338,8 @@ function sampleRequire(name) {
   return stubModule();
 }
 
-// Props from the caller: {"$botgrpo": "stub" | "function" | "element" | "spy"} markers become values; a
+// Props from the caller: {"$botgrpo": "stub" | "function" | "element" | "spy" | "throws"} markers become
+// values ("throws": an element whose component throws `text` when it renders); a
 // spy ({"$botgrpo": "spy", "name": "onSave"}) is a function that records its calls' arguments (as JSON)
 // in spyCalls under its name, for jsx.checks' `called` expectation.
 const spyCalls = new Map();
@@ -357,6 +358,10 @@ function spy(name) {
     spyCalls.set(name, calls);
   };
 }
+// A child that throws while rendering (for an error boundary's checks).
+function Throws({ message }) {
+  throw new Error(message);
+}
 function revive(value) {
   if (Array.isArray(value)) return value.map(revive);
   if (value === null || typeof value !== "object") return value;
@@ -364,6 +369,7 @@ function revive(value) {
   if (value.$botgrpo === "function") return () => undefined;
   if (value.$botgrpo === "element") return React.createElement("span", null, typeof value.text === "string" ? value.text : "text");
   if (value.$botgrpo === "spy") return spy(String(value.name || "spy"));
+  if (value.$botgrpo === "throws") return React.createElement(Throws, { message: String(value.text || "a child failed") });
   const out = {};
   for (const key of Object.keys(value)) out[key] = revive(value[key]);
   return out;
@@ -412,10 +418,16 @@ function installDom() {
   for (const [key, value] of Object.entries(extra)) {
     if (window[key] === undefined) window[key] = value;
   }
+
   for (const key of ["window", "document", "navigator", "HTMLElement", "Element", "Node", "Text", "Event",
     "CustomEvent", "getComputedStyle", ...Object.keys(extra)]) {
     globalThis[key] = key === "window" ? window : key === "document" ? document : window[key];
   }
+  // linkedom's window.navigator is a new object on every read, without onLine: the page's global
+  // navigator is one object that has it
+  const linked = window.navigator || {};
+  globalThis.navigator = { userAgent: linked.userAgent || "botgrpo", language: "en", languages: ["en"], onLine: true, cookieEnabled: true, platform: "Linux x86_64" };
+
   // an <input> without a type is a text field (linkedom's `type` is then null, and React would not
   // treat it as one: no onChange)
   const inputProto = window.HTMLInputElement && window.HTMLInputElement.prototype;
@@ -489,7 +501,7 @@ async function run(request) {
     const clock = checks.installClock(randomSource);
     request.clock = clock;
     pause = (ms) => checks.advance(clock, ms, (fire) => fire()); // inside act already
-    if (request.fetch !== undefined && request.fetch !== null) checks.installFetch(request.fetch);
+    checks.installFetch(request.fetch);
     checks.prepareDom(window);
     // what react-dom reports of an event handler's throw (it has no reportError here: it emits it)
     request.pageErrors = [];
@@ -536,7 +548,8 @@ async function runChecks(request, container, element, withProps) {
       lastRoot = null;
     });
     container.innerHTML = "";
-    const fresh = createRoot(container, { onUncaughtError: (e) => env.errors.push(e), onCaughtError: (e) => env.errors.push(e) });
+    // an error a boundary of the page caught is the page's business, not a failure
+    const fresh = createRoot(container, { onUncaughtError: (e) => env.errors.push(e), onCaughtError: () => {} });
     lastRoot = fresh;
     await React.act(async () => fresh.render(make()));
   };
