@@ -3,7 +3,8 @@
 Rows come from the project's own prompt set (:mod:`botgrpo_bench.react_prompts`: 280 requests, 50 held out):
 training rows from its ``train`` split only, evaluation rows from its ``heldout`` split only. Each row is a
 TRL conversational prompt (one user turn: the request, then "Return the full code in one ```jsx code block.")
-plus ``id``, ``category`` and ``request``.
+plus ``id``, ``category``, ``request`` and ``checks``: the request's behaviour checks for ``jsx.checks``
+(:mod:`botgrpo_bench.react_checks`).
 
 Held-out metrics (:meth:`ReactRequestsTask.evaluate`), each a share of the completions:
 
@@ -15,7 +16,10 @@ Held-out metrics (:meth:`ReactRequestsTask.evaluate`), each a share of the compl
   teach (a broken page is a failure, not a trivial one);
 - ``code_rate``: the answer holds a fenced code block, as the request asks;
 - ``substantive_rate``: the code compiles and is not trivial (the rollout success below, on held-out requests):
-  ``compile_rate`` counts a page that compiles with one element or none, this one does not.
+  ``compile_rate`` counts a page that compiles with one element or none, this one does not;
+- with ``eval_checks: true`` (task params): ``check_rate``, the mean share of its request's checks a page
+  passes (``jsx.checks``, 0 for a page that does not compile or render), and ``checks_all_rate``, the share of
+  pages that pass every check.
 
 Success of one rollout (:meth:`ReactRequestsTask.success`): it compiles and is not trivial.
 
@@ -50,6 +54,11 @@ class ReactRequestsParams(BaseModel):
     )
     render_timeout_s: float = Field(
         10.0, gt=0, description="held-out evaluation: jsx.renders' limit per page"
+    )
+    eval_checks: bool = Field(
+        False,
+        description="held-out evaluation also runs each request's behaviour checks (jsx.checks): check_rate, "
+        "checks_all_rate",
     )
 
 
@@ -96,11 +105,14 @@ class ReactRequestsTask:
             [{"role": "system", "content": self.params.system_prompt}] if self.params.system_prompt else []
         )
         turns.append({"role": "user", "content": user_message(source)})
+        from botgrpo_bench.react_checks import react_checks
+
         return {
             "prompt": turns,
             "id": source["id"],
             "category": source["category"],
             "request": source["request"],
+            "checks": react_checks(source["id"]),
         }
 
     def eval_rows(self, n: int, seed: int = 0) -> list[dict[str, Any]]:
@@ -169,6 +181,12 @@ class ReactRequestsTask:
             )
         return out
 
+    def probe_variants(self, row: dict[str, Any], completion: str) -> dict[str, str]:
+        """Gamed pages for ``botgrpo probe`` (:func:`botgrpo_bench.react_probe.gamed_pages`)."""
+        from botgrpo_bench.react_probe import gamed_pages
+
+        return gamed_pages(row)
+
     def evaluate(self, rows: Sequence[dict[str, Any]], completions: Sequence[str]) -> dict[str, float]:
         """``compile_rate``, ``render_rate``, ``trivial_rate``, ``code_rate`` and ``substantive_rate`` of
         ``completions``."""
@@ -176,7 +194,8 @@ class ReactRequestsTask:
             raise ValueError("evaluate: rows and completions differ in length")
         verdicts = self.check(completions)
         n = max(len(verdicts), 1)
-        return {
+        rates = {} if not self.params.eval_checks else self.check_rates(rows, completions)
+        return rates | {
             f"{name}_rate": sum(v[key] for v in verdicts) / n
             for name, key in (
                 ("compile", "compiles"),
@@ -186,6 +205,29 @@ class ReactRequestsTask:
                 ("substantive", "substantive"),
             )
         }
+
+    @cached_property
+    def _check_scorer(self) -> Any:
+        from botgrpo_jsx.checks import ChecksScorer
+        from botgrpo_jsx.params import ChecksParams
+
+        return ChecksScorer(ChecksParams(workers=0, timeout_s=self.params.render_timeout_s))
+
+    def check_rates(self, rows: Sequence[dict[str, Any]], completions: Sequence[str]) -> dict[str, float]:
+        """``check_rate`` (mean share of checks passed) and ``checks_all_rate`` (share passing all) of
+        ``completions`` against their rows' suites (a row without one gets its request's, by ``id``)."""
+        from botgrpo_bench.react_checks import react_checks
+        from botgrpo_core.signals import Sample, SampleError
+
+        samples = [
+            Sample(prompt="", completion=c, row={"checks": r.get("checks") or react_checks(str(r.get("id")))})
+            for r, c in zip(rows, completions, strict=True)
+        ]
+        values = [
+            0.0 if isinstance(v, SampleError) else float(v.value) for v in self._check_scorer.score(samples)
+        ]
+        n = max(len(values), 1)
+        return {"check_rate": sum(values) / n, "checks_all_rate": sum(v == 1.0 for v in values) / n}
 
     def success(self, row: dict[str, Any], completion: str) -> bool:
         """One rollout's success: it compiles and is not trivial (remembered per completion text)."""
@@ -217,3 +259,5 @@ class ReactRequestsTask:
         if "_checkers" in self.__dict__:
             for scorer in self._checkers:
                 getattr(scorer, "close", lambda: None)()
+        if "_check_scorer" in self.__dict__:
+            self._check_scorer.close()
