@@ -41,6 +41,15 @@ RULE = (
     "is measured once, on the chosen variant only."
 )
 
+#: a one-shot prompt whose worked example adds and takes away only (five operations)
+ADDSUB5 = (
+    "Solve the problem step by step, one calculation per line, then write 'The answer is' and the number.\n\n"
+    "Example:\nProblem: Maya has 9 shells. She finds 5 more shells. She gives 4 shells to her brother. Her friend "
+    "gives her 3 shells. She loses 2 shells. Then she finds 6 more shells. How many shells does she have now?\n"
+    "Solution:\n9 + 5 = 14\n14 - 4 = 10\n10 + 3 = 13\n13 - 2 = 11\n11 + 6 = 17\nThe answer is 17.\n\n"
+    "Problem: {story}\nSolution:"
+)
+
 # name -> (operation counts, Numbers(top, step, factor, mul), the one-shot prompt: a SET_PROMPTS key or a text)
 VARIANTS: dict[str, tuple[tuple[int, ...], tuple[int, int, int, bool], str]] = {
     "m23-small": ((2, 3), (20, 9, 5, True), "multi23"),
@@ -48,6 +57,8 @@ VARIANTS: dict[str, tuple[tuple[int, ...], tuple[int, int, int, bool], str]] = {
     "m45-tiny": ((4, 5), (12, 6, 4, True), "multi45"),
     "m23-tiny": ((2, 3), (12, 6, 4, True), "multi23"),
     "m23-mid": ((2, 3), (30, 15, 6, True), "multi23"),
+    "m45-addsub": ((4, 5), (12, 6, 4, False), ADDSUB5),
+    "m23-addsub": ((2, 3), (12, 6, 4, False), "multi23"),
 }
 
 

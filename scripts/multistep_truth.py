@@ -9,9 +9,12 @@ The reference (:func:`label_line`) is written here, independently of ``botgrpo_s
 after the last number) is parsed by :mod:`ast` on a whitelisted grammar (numbers, ``+ - * /``, unary minus,
 brackets; ``x``, ``×``, ``÷`` and ``−`` read as operators) and evaluated with :class:`fractions.Fraction` (never
 ``eval``): ``+1`` when every side has one value (a decimal may be that value rounded or cut to its own digits),
-``-1`` when one differs. Any other line is unlabelled here (``None``, with the reason); a sample of those that
-may hold a claim (a digit and ``=`` or an operator) is labelled by hand in
-benchmarks/results/multistep_lines_hand.json, and the count of the rest is reported.
+``-1`` when one differs. Within prose the same holds for each arithmetic run with an ``=`` ("Elena has 17 + 7 =
+24 marbles."): a line is -1 when one run is false, +1 when all are true, else unlabelled (``None``, with the
+reason: no run, or a run it cannot read). A sample of the unlabelled lines that may hold a claim (a digit and ``=``
+or an operator) is labelled by hand in benchmarks/results/multistep_lines_hand.json, and the count of the rest is
+reported. Answer lines ("The answer is N") are reported apart, against the problem's own answer (is the stated
+answer right), since ``sympy.steps`` judges them against the text above them.
 
 Corpus: every non-empty line of the draws in benchmarks/results/multistep_samples/ named by ``--draws`` (one file
 per level, TRAINING problems only) -> benchmarks/results/multistep_lines.jsonl. Precision: each draw through
@@ -46,6 +49,7 @@ _UNITS = re.compile(r"^(?P<claim>.*=\s*[-−]?\$?\d[\d,]*(?:\.\d+)?)\s*(?:[A-Za-
 _OPERATORS = {"×": "*", "÷": "/", "−": "-", "·": "*"}
 _TIMES_X = re.compile(r"(?<=[\d)])\s*[xX]\s*(?=[\d(])")
 _DECIMAL = re.compile(r"^\s*-?\d+\.(\d+)\s*$")
+_RUN = re.compile(r"[\d\s.()+\-*/=]+")
 _ALLOWED_OPS = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/"}
 
 
@@ -108,19 +112,20 @@ def normalise(line: str) -> tuple[str, list[str]]:
     return text, notes
 
 
-def label_line(line: str) -> tuple[int | None, str]:
-    """The reference's verdict on one line: +1 true claim, -1 false claim, None when it cannot say (why)."""
-    text, notes = normalise(line)
-    if "=" not in text:
-        return None, "no '='"
-    sides = text.split("=")
-    if len(sides) > 2 and re.fullmatch(r"\s*[A-Za-z][A-Za-z' ]*", sides[0]):  # "Total cost = 3 * 4 = 12"
-        notes.append("named")
-        sides = sides[1:]
-    try:
-        values = [side_value(s) for s in sides]
-    except Unreadable as error:
-        return None, f"not plain arithmetic ({error})"
+def _balanced(side: str) -> str:
+    """A side without the bracket its run cut off: "(2 * 8 " -> "2 * 8", " 16)" -> "16"."""
+    side = side.strip()
+    while side.startswith("(") and side.count("(") > side.count(")"):
+        side = side[1:].strip()
+    while side.endswith(")") and side.count(")") > side.count("("):
+        side = side[:-1].strip()
+    return side
+
+
+def judge(sides: list[str]) -> int:
+    """+1 when every side has the last side's value (a decimal last side may be it rounded or cut to its own
+    digits), else -1; :class:`Unreadable` when a side is not whitelisted arithmetic."""
+    values = [side_value(_balanced(x)) for x in sides]
     claimed = values[-1]
     decimal = _DECIMAL.match(sides[-1])
     for value in values[:-1]:
@@ -132,10 +137,57 @@ def label_line(line: str) -> tuple[int | None, str]:
                 math.floor(abs(value) * scale),
                 math.floor(abs(value) * scale + Fraction(1, 2)),
             ) and (value < 0) == (claimed < 0):
-                notes.append("decimal rounding")
                 continue
+        return -1
+    return 1
+
+
+def claim_runs(text: str) -> list[str]:
+    """The arithmetic runs holding an '=' in a normalised line: maximal stretches of digits, spaces, ``.``,
+    brackets, ``+ - * /`` and ``=`` within one sentence ("Elena has 17 + 7 = 24 marbles." -> "17 + 7 = 24")."""
+    runs = []
+    for sentence in re.split(r"\.(?=\s|$)", text):
+        for run in _RUN.findall(sentence):
+            run = (
+                run.strip(" .").removeprefix("=").strip()
+            )  # "Total = 3 * 4 = 12": the name's '=' is no claim
+            if "=" in run and re.search(r"\d", run):
+                runs.append(run)
+    return runs
+
+
+def label_line(line: str) -> tuple[int | None, str]:
+    """The reference's verdict on one line: -1 when an arithmetic run in it is false, +1 when it has runs and
+    all are true, None when it has none or one it cannot read (why)."""
+    text, notes = normalise(line)
+    runs = claim_runs(text)
+    if not runs:
+        return None, "no claim"
+    verdicts = []
+    for run in runs:
+        try:
+            verdicts.append(judge(run.split("=")))
+        except Unreadable as error:
+            verdicts.append(None)
+            notes.append(f"unreadable run {run!r} ({error})")
+    if -1 in verdicts:
         return -1, ", ".join(["false", *notes])
+    if None in verdicts:
+        return None, ", ".join(notes)
+    if text.strip() != runs[0] or len(runs) > 1:
+        notes.append("in prose" if len(runs) == 1 else f"{len(runs)} runs")
     return 1, ", ".join(["true", *notes])
+
+
+_ANSWER_LINE = re.compile(r"(?i)the (?:final )?answer is:?\s*\$?(-?\d[\d,]*(?:\.\d+)?)")
+
+
+def answer_right(line: str, answer: str) -> int | None:
+    """For an answer line ("The answer is N"): +1 when N is the problem's answer, -1 when not; None otherwise."""
+    match = _ANSWER_LINE.search(line)
+    if not match:
+        return None
+    return 1 if Fraction(match.group(1).replace(",", "")) == Fraction(answer) else -1
 
 
 def may_claim(line: str) -> bool:
@@ -166,6 +218,7 @@ def corpus(draws: str) -> list[dict[str, Any]]:
                         "cut_last_line": not draw["finished"] and k == last,
                         "reference": label,
                         "why": why,
+                        "answer_line": answer_right(text, draw["answer"]),
                     }
                 )
     return out
@@ -176,7 +229,14 @@ def hand_sample(lines: list[dict[str, Any]], per_level: int, seed: int) -> list[
     rng = random.Random(seed)
     picked = []
     for level in sorted({r["level"] for r in lines}):
-        pool = [r for r in lines if r["level"] == level and r["reference"] is None and may_claim(r["text"])]
+        pool = [
+            r
+            for r in lines
+            if r["level"] == level
+            and r["reference"] is None
+            and r["answer_line"] is None
+            and may_claim(r["text"])
+        ]
         picked += rng.sample(pool, min(per_level, len(pool)))
     return [
         {k: r[k] for k in ("level", "draws", "id", "sample", "line", "text")} | {"hand": None, "note": ""}
@@ -212,6 +272,8 @@ def precision_table(rows: list[dict[str, Any]], key: str) -> dict[str, Any]:
 
 
 def precision(params: dict[str, Any], draws: str) -> dict[str, Any]:
+    from botgrpo_bench.word_problems import WordProblemsParams, WordProblemsTask, load_problems
+    from botgrpo_core.rewards.samples import prompt_text
     from botgrpo_core.signals import Sample, SampleError
     from botgrpo_core.signals.manager import get_plugin_manager
 
@@ -222,17 +284,21 @@ def precision(params: dict[str, Any], draws: str) -> dict[str, Any]:
     verdicts: dict[tuple[str, str, int], dict[int, int]] = {}
     try:
         for level, name in (part.split("=") for part in draws.split(",")):
-            rows = {}
-            data = ROOT / "benchmarks/botgrpo_bench/botgrpo_bench/data" / f"{level}_problems_train.jsonl"
-            for row in map(json.loads, data.read_text().splitlines()):
-                rows[row["id"]] = row
+            # the rows as training renders them (the task's one-shot prompt), the prompt read as the trainer reads it
+            task = WordProblemsTask(WordProblemsParams(problem_set=level, prompt="one_shot"))
+            rows = {r["id"]: r for r in task.train_rows(len(load_problems(level, "train")), seed=0)}
             drawn = [
                 json.loads(x)
                 for x in (RESULTS / "multistep_samples" / f"{name}.jsonl").read_text().splitlines()
             ]
+            mismatched = [d["id"] for d in drawn if rows[d["id"]]["answer"] != d["answer"]]
+            if mismatched:
+                raise SystemExit(
+                    f"{name}: draws of other problems than the shipped {level} set: {mismatched[:5]}"
+                )
             samples = [
                 Sample(
-                    prompt=rows[d["id"]]["prompt"][0]["content"],
+                    prompt=prompt_text(rows[d["id"]]["prompt"]),
                     completion=d["completion"],
                     row=rows[d["id"]],
                     truncated=not d["finished"],
@@ -257,22 +323,30 @@ def precision(params: dict[str, Any], draws: str) -> dict[str, Any]:
     ).stdout.strip()
     result: dict[str, Any] = {"sympy_steps_params": params, "plugin_commit": commit, "levels": {}}
     for level in sorted({r["level"] for r in lines}):
-        mine = [r for r in lines if r["level"] == level]
+        everything = [r for r in lines if r["level"] == level]
+        mine = [r for r in everything if r["answer_line"] is None]  # step lines
+        answers = [r for r in everything if r["answer_line"] is not None]
         result["levels"][level] = {
-            "lines": len(mine),
+            "lines": len(everything),
+            "answer_lines": len(answers),
+            "step_lines": len(mine),
             "reference_labelled": sum(r["reference"] is not None for r in mine),
             "reference_unlabelled": sum(r["reference"] is None for r in mine),
             "unlabelled_that_may_claim": sum(r["reference"] is None and may_claim(r["text"]) for r in mine),
             "hand_labelled": sum(r["hand"] is not None for r in mine),
-            "checker_scored": {str(v): sum(r["checker"] == v for r in mine) for v in (-1, 0, 1)},
-            "by_reference": precision_table(mine, "reference"),
-            "by_reference_and_hand": precision_table(mine, "truth"),
+            "checker_scored_step_lines": {str(v): sum(r["checker"] == v for r in mine) for v in (-1, 0, 1)},
+            "checker_scored_answer_lines": {
+                str(v): sum(r["checker"] == v for r in answers) for v in (-1, 0, 1)
+            },
+            "step_lines_by_reference": precision_table(mine, "reference"),
+            "step_lines_by_reference_and_hand": precision_table(mine, "truth"),
             "hand_sample": precision_table([r for r in mine if r["hand"] is not None], "hand"),
+            "answer_lines_by_problem_answer": precision_table(answers, "answer_line"),
             "disagreements": [
                 {k: r[k] for k in ("id", "sample", "line", "text", "checker", "truth", "why")}
                 for r in mine
                 if r["checker"] in (-1, 1) and r["truth"] in (-1, 1) and r["checker"] != r["truth"]
-            ][:40],
+            ][:60],
         }
     return result
 
@@ -304,7 +378,7 @@ def main() -> None:
         result = precision(json.loads(args.params), args.draws)
         args.out.write_text(json.dumps(result, indent=2) + "\n")
         for level, table in result["levels"].items():
-            print(level, json.dumps(table["by_reference_and_hand"]))
+            print(level, json.dumps(table["step_lines_by_reference_and_hand"]))
         print(f"wrote {args.out}")
 
 

@@ -42,6 +42,14 @@ truth = _script("multistep_truth")
         ("10 / 3 = 3.4", -1),  # neither rounded nor cut
         ("Total cost = 3 * 4 = 13", -1),
         ("7 = 7", 1),  # true, whatever credit the checker gives it
+        ("Elena has 17 + 7 = 24 marbles.", 1),  # a run in prose
+        ("Hugo has 15 - 6 = 8 more stamps", -1),
+        ("She has 3 + 4 = 7. Then 7 - 2 = 6.", -1),  # one false run of two
+        ("Omar has twice as many (2 * 8 = 16), so 2 * 8 = 16 pencils.", 1),
+        ("12 / 2 = 6 / 3 = 2", -1),  # a run-on chain is read as written
+        ("2 pages + 2 pages = 4 pages", None),  # words between the numbers: not read
+        ("24 - 2 days * 3.5 = 2 pages", None),  # a run cut by words
+        ("Max = 5", None),  # a name given a value: no claim
         ("The answer is 15.", None),
         ("x = 5", None),
         ("2 ** 5 = 32", None),  # outside the grammar
@@ -51,6 +59,12 @@ truth = _script("multistep_truth")
 )
 def test_the_reference_labels_lines_exactly(line: str, label: int | None) -> None:
     assert truth.label_line(line)[0] == label
+
+
+def test_answer_lines_are_read_against_the_problem() -> None:
+    assert truth.answer_right("The answer is 1,005.", "1005") == 1
+    assert truth.answer_right("So the final answer is $12", "13") == -1
+    assert truth.answer_right("12 + 1 = 13", "13") is None
 
 
 def test_the_reference_parses_only_its_grammar() -> None:
