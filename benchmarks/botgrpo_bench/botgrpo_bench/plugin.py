@@ -95,6 +95,22 @@ def botgrpo_register_signals(register: Callable[[SignalSpec], None]) -> None:
             "one that compiles",
         )
     )
+    from botgrpo_bench.react_cascade import CascadeParams, make_cascade
+
+    register(
+        SignalSpec(
+            name="bench.react_cascade",
+            kind="global",
+            bounds=(0.0, 1.0),
+            make_scorer=make_cascade,
+            params_model=CascadeParams,
+            required_fields=("checks",),
+            own_pool=True,  # jsx.checks' render processes: workers/timeout_s/memory_mb come from the signal level
+            description="react-requests: a gate cascade, 0 without compiling code; compile_credit when it compiles "
+            "and is not trivial, + render_credit when it renders; + the rest x the share of the row's checks "
+            "passed (jsx.checks)",
+        )
+    )
     register(
         SignalSpec(
             name="bench.react_trivial",

@@ -4,8 +4,8 @@
 this project (``code``) and its wrong-but-compiling twin, made from it by exact replacements (``twin.replace``:
 each ``[old, new]`` must occur once) and named by its family (``twin.family``: a missing button, a handler
 that changes nothing, a list without its items, ...). The trivial pages (:func:`trivial_pages`) are the same
-for every request: nothing, one element, the round-4 shortcut (a heading with the component's name) and
-twenty ``<p>0</p>`` in a div.
+for every request: nothing, one element, the round-4 shortcut (one heading with the component's name, ~20
+tokens), a heading in a div and twenty ``<p>0</p>`` in a div.
 
 Run: ``python -m botgrpo_bench.react_check_truth [--ids react-001,react-002] [--no-trivial] [--json OUT]``;
 it prints the three figures (goal 100% / 100% / 0), every miss with the failed checks' reasons, and the
@@ -74,12 +74,18 @@ def component_name(request: str) -> str:
 
 
 def trivial_pages(name: str) -> dict[str, str]:
-    """The trivial pages for a component called ``name``: kind -> completion."""
+    """The trivial pages for a component called ``name``: kind -> completion.
+
+    ``null``, ``one_element`` and ``shortcut`` (round 4's collapsed pages: about 20 tokens, one element) are
+    trivial by the task's count (:func:`botgrpo_bench.react_requests.is_trivial`); ``heading`` (a heading in a
+    div) and ``padding`` (twenty ``<p>0</p>``, issue 56) have two elements or more and no logic.
+    """
     padding = "".join("<p>0</p>" for _ in range(20))
     return {
         "null": fenced(f"export default function {name}() {{\n  return null;\n}}"),
         "one_element": fenced(f"export default function {name}() {{\n  return <div>{name}</div>;\n}}"),
-        "shortcut": fenced(f"const {name} = () => <div><h1>{name}</h1></div>;\nexport default {name};"),
+        "shortcut": fenced(f"const {name} = () => <h1>{name}</h1>;\nexport default {name};"),
+        "heading": fenced(f"const {name} = () => <div><h1>{name}</h1></div>;\nexport default {name};"),
         "padding": fenced(f"export default function {name}() {{\n  return <div>{padding}</div>;\n}}"),
     }
 

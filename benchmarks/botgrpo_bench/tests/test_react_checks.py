@@ -42,4 +42,41 @@ def test_truth_correct_pages_pass_twins_fail_trivial_pages_score_zero() -> None:
     twins["react-021"] = by[("react-021", "twin", "empty_list")]
     assert all(t["value"] < 1.0 for t in twins.values())
     assert "decrease: no number 1 on the page" in twins["react-001"]["failed"]
-    assert report["trivial_zero"] == report["trivial"] == 4
+    assert report["trivial_zero"] == report["trivial"] == 5
+
+
+def test_the_gate_cascade_pays_nothing_for_a_trivial_page() -> None:
+    """bench.react_cascade with its default credits (0.15 compile, 0.15 render, 0.7 x the check share)."""
+    from botgrpo_jsx import nodeenv
+
+    if nodeenv.unavailable_reason() is not None:
+        pytest.skip(f"bench.react_cascade needs Node: {nodeenv.unavailable_reason()}")
+    from botgrpo_bench.react_cascade import CascadeParams, make_cascade
+    from botgrpo_bench.react_check_truth import fenced, trivial_pages, truth_cases
+    from botgrpo_core.signals import Sample
+
+    case = next(c for c in truth_cases() if c.id == "react-001")
+    crash = case.code.replace(
+        "const [count, setCount] = useState(0);", "const [count, setCount] = useState(0);\n  null.x;"
+    )
+    trivial = trivial_pages("Counter")
+    pages = [
+        fenced(case.code),  # every check: 0.15 + 0.15 + 0.7
+        fenced(case.twin_code),  # decrease does nothing: 3 of 4 checks
+        fenced(crash),  # compiles, has substance, throws when it renders: the compile credit only
+        trivial["null"],
+        trivial["shortcut"],  # round 4's collapsed page: one element
+        trivial["padding"],  # twenty <p>0</p>: not trivial by the count, passes no check: the credits only
+        fenced(case.code.replace("</div>\n  );", "</div\n  );")),  # does not compile
+    ]
+    scorer = make_cascade(CascadeParams(workers=0))
+    try:
+        values = scorer.score([Sample("", p, row={"checks": react_checks("react-001")}) for p in pages])
+    finally:
+        scorer.close()
+    assert [round(v.value, 3) for v in values] == [1.0, 0.825, 0.15, 0.0, 0.0, 0.3, 0.0]
+    stages = ["renders", "renders", "compiles", "trivial", "trivial", "renders", "does not compile"]
+    assert [v.meta["stage"] for v in values] == stages
+    assert "decrease" in values[1].meta["failed"]
+    with pytest.raises(ValueError, match="must be below 1"):
+        CascadeParams(compile_credit=0.5, render_credit=0.5)
