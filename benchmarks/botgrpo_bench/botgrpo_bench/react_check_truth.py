@@ -9,7 +9,10 @@ tokens), a heading in a div and twenty ``<p>0</p>`` in a div.
 
 Run: ``python -m botgrpo_bench.react_check_truth [--ids react-001,react-002] [--no-trivial] [--json OUT]``;
 it prints the three figures (goal 100% / 100% / 0), every miss with the failed checks' reasons, and the
-per-page time of the checks.
+per-page time of the checks. ``--demo OUT.jsonl`` writes instead the rows for ``botgrpo score``: a real
+SmolLM2-135M-Instruct page (``plugins/botgrpo-jsx/data/smollm2_react_pages.jsonl``, react-10 sample 2: a
+TemperatureConverter that compiles and renders an input but converts nothing) and the correct page of the
+same request (react-007), with react-007's checks.
 """
 
 from __future__ import annotations
@@ -159,13 +162,58 @@ def evaluate(
     }
 
 
+#: the committed SmolLM2 page of the demo: (id, sample) in plugins/botgrpo-jsx/data/smollm2_react_pages.jsonl
+DEMO_PAGE = ("react-10", 2)
+DEMO_REQUEST = "react-007"
+
+
+def demo_rows(pages_file: str) -> list[dict[str, Any]]:
+    """The rows of ``--demo``: the SmolLM2 page and the correct page, one prompt, react-007's checks."""
+    from botgrpo_bench.react_checks import react_checks
+    from botgrpo_bench.react_prompts import load_react_prompts, user_message
+
+    with open(pages_file, encoding="utf-8") as f:
+        pages = [json.loads(line) for line in f if line.strip()]
+    page = next(p for p in pages if (p["id"], p["sample"]) == DEMO_PAGE)
+    request = next(r for r in load_react_prompts() if r["id"] == DEMO_REQUEST)
+    case = next(c for c in truth_cases() if c.id == DEMO_REQUEST)
+    prompt = [{"role": "user", "content": user_message(request)}]
+    return [
+        {
+            "prompt": prompt,
+            "completion": page["completion"],
+            "checks": react_checks(DEMO_REQUEST),
+            "source": "smollm2",
+        },
+        {
+            "prompt": prompt,
+            "completion": fenced(case.code),
+            "checks": react_checks(DEMO_REQUEST),
+            "source": "correct",
+        },
+    ]
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--ids", default=None, help="comma-separated request ids (default: every truth case)")
     p.add_argument("--no-trivial", action="store_true", help="skip the trivial pages")
     p.add_argument("--parallel", type=int, default=2, help="sandboxed pages at once")
     p.add_argument("--json", default=None, help="write every page's result here")
+    p.add_argument(
+        "--demo", default=None, metavar="OUT.jsonl", help="write the botgrpo score demo rows and stop"
+    )
+    p.add_argument(
+        "--pages",
+        default="plugins/botgrpo-jsx/data/smollm2_react_pages.jsonl",
+        help="the committed SmolLM2 pages (for --demo)",
+    )
     args = p.parse_args(argv)
+    if args.demo:
+        with open(args.demo, "w", encoding="utf-8") as f:
+            for row in demo_rows(args.pages):
+                f.write(json.dumps(row) + "\n")
+        return 0
     ids = args.ids.split(",") if args.ids else None
     report = evaluate(ids, trivial=not args.no_trivial, parallel=args.parallel)
     for r in report["results"]:
