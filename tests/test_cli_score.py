@@ -33,6 +33,7 @@ rewards:
     - name: core.regex
       weight: {REGEX_WEIGHT}
       params: {{pattern: '{STEP}', value: -1.0}}
+      uncovered: zero   # the references below fill uncovered tokens with 0
 """
 
 ROWS = [
@@ -181,6 +182,7 @@ rewards:
   signals:
     - name: core.regex
       params: {pattern: "ü|東京|🙂", value: -1.0}
+      uncovered: zero
 """
     text = "Schöne Grüße aus 東京 🙂 x=1"
     run_file, data = _write(tmp_path, [{"prompt": "p", "completion": text}], run)
@@ -484,7 +486,9 @@ def test_global_value_meta_shows_pngs_in_html(tmp_path, capsys, plugin_manager, 
 
     from botgrpo_core.signals.testing import registered_plugin
 
-    run = f"rewards:\n  signals:\n    - {{name: test.shot, weight: 1.0, workers: {workers}}}\n"
+    run = (
+        f"rewards:\n  signals:\n    - {{name: test.shot, weight: 1.0, workers: {workers}, uncovered: zero}}\n"
+    )
     run_file, data = _write(tmp_path, ROWS[:3], run=run)
     page = tmp_path / "view.html"
     with registered_plugin(_ShotPlugin(), name="test", manager=plugin_manager):
@@ -550,7 +554,7 @@ def test_smollm2_chat_rows_score_as_they_are_with_its_tokenizer(tmp_path, capsys
     data = tmp_path / "rows.jsonl"
     data.write_text("\n".join(json.dumps(r) for r in picked) + "\n", encoding="utf-8")
     run = "rewards:\n  beta: 0.25\n  signals:\n    - name: core.exact_answer\n      params: {pattern: 'answer is (\\d+)'}\n"
-    run += "    - name: core.regex\n      params: {pattern: '\\d+ [-+*/] \\d+ = \\d+', value: -0.5}\n"
+    run += "    - name: core.regex\n      params: {pattern: '\\d+ [-+*/] \\d+ = \\d+', value: -0.5}\n      uncovered: zero\n"
     (tmp_path / "run.yaml").write_text(run, encoding="utf-8")
     code = main(
         [

@@ -185,7 +185,7 @@ def _random_batch(
 _SIGNALS = [
     {"name": "t.outcome", "on_error": "nan"},
     {"name": "t.spans", "weight": 0.5, "uncovered": "group_mean"},
-    {"name": "t.other", "weight": 2.0},
+    {"name": "t.other", "weight": 2.0, "uncovered": "zero"},
 ]
 
 
@@ -326,7 +326,7 @@ def test_failed_dropped_empty_and_uncovered_groups() -> None:
     assert not out.mask[3].any()
     assert out.token_rewards[4:].abs().sum().item() == 0.0
     # no centred signal: nothing to do, the same object back
-    plain = _score(completions[:1], rows[:1], [{"name": "t.spans"}])
+    plain = _score(completions[:1], rows[:1], [{"name": "t.spans", "uncovered": "zero"}])
     assert centre_uncovered(plain, torch.zeros(1, dtype=torch.long), 1, 1.0) is plain
 
 
@@ -338,6 +338,21 @@ def test_a_global_signal_refuses_uncovered() -> None:
         check_rewards(config, "run.yaml", _manager())
     with pytest.raises(ValueError, match="uncovered"):
         RewardsConfig(alpha=1.0, beta=1.0, signals=[{"name": "t.spans", "uncovered": "mean"}])
+
+
+def test_local_signals_are_centred_by_default_and_global_ones_untouched() -> None:
+    """The default (issue 56): a local signal's silence is worth its group's verdict; a global signal that
+    does not set the key is fine, and one that sets 'zero' explicitly too."""
+    config = RewardsConfig(
+        alpha=1.0, beta=0.1, signals=[{"name": "t.outcome"}, {"name": "t.spans"}, {"name": "t.other"}]
+    )
+    assert [s.uncovered_fill for s in config.signals] == ["group_mean"] * 3
+    check_rewards(config, "run.yaml", _manager())
+    signals = [s.model_dump(exclude_unset=True) for s in config.signals]
+    mix = _score(["abcd", "ab"], [{"outcome": 1.0, "spans": [(0, 2, -1.0)]}, {"outcome": 0.0}], signals)
+    assert centred_signals(mix) == ["t.spans", "t.other"]
+    explicit = RewardsConfig(alpha=1.0, beta=0.0, signals=[{"name": "t.outcome", "uncovered": "zero"}])
+    check_rewards(explicit, "run.yaml", _manager())
 
 
 def test_a_run_with_a_centred_signal_trains_and_logs_its_fill(tmp_path, arith_plugin) -> None:  # noqa: F811

@@ -115,7 +115,7 @@ def check_shaping(
             f"{path}.after_first_error is {signal.after_first_error!r} but {signal.name!r} is a {kind} signal "
             "(one value per rollout, no steps to shape): remove the key or set it to 'keep'."
         )
-    if signal.uncovered != "zero":
+    if signal.uncovered not in (None, "zero"):
         raise ConfigError(
             f"{path}.uncovered is {signal.uncovered!r} but {signal.name!r} is a {kind} signal "
             "(one value per rollout, on every token: no token is uncovered): remove the key or set it to 'zero'."

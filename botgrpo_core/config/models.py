@@ -83,12 +83,20 @@ class SignalConfig(RunFileModel):
         "get 0 ('zero': the paper's error propagation, best in its math runs) or get that first negative "
         "value ('negative'); see docs/concepts.md",
     )
-    uncovered: Uncovered = Field(
-        "zero",
-        description="local signals: what a token no span covers gets: 0 ('zero'), or the group's length-weighted "
-        "mean of this signal over the tokens it covers ('group_mean'), so that silence neither helps nor hurts "
-        "a token in the bag of tokens; see docs/concepts.md",
+    uncovered: Uncovered | None = Field(
+        None,
+        description="local signals: what a token no span covers gets: the group's length-weighted mean of this "
+        "signal over the tokens it covers ('group_mean'; null, the default, means group_mean), so that silence "
+        "neither helps nor hurts a token in the bag of tokens, or 0 ('zero': with a signal whose mean turns "
+        "negative, unscored tokens out-rank honest ones and a policy learns to write them); see "
+        "docs/concepts.md",
     )
+
+    @property
+    def uncovered_fill(self) -> Uncovered:
+        """What a local signal's uncovered tokens get: ``uncovered``, or ``group_mean`` where it is null."""
+        return self.uncovered or "group_mean"
+
     cache: bool = Field(
         True, description="reuse results for identical (prompt, completion, row) within a run"
     )

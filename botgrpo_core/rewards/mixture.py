@@ -293,7 +293,7 @@ def _score_signal(
         clamped = ((values < low) | (values > high)).any(dim=1).tolist()
         values = values.clamp(low, high)
         covered = None
-        if cfg.uncovered == "group_mean":  # botgrpo_core.rewards.uncovered: filled once groups are whole
+        if cfg.uncovered_fill == "group_mean":  # botgrpo_core.rewards.uncovered: filled once groups are whole
             lengths = [len(r.values) if isinstance(r, TokenValues) else None for r in results]
             covered = covered_tokens(spans, lengths, offsets, text_lengths, cfg.placement) & mask
         return SignalOutcome(

@@ -145,13 +145,15 @@ def _scalar_fallback(config: Any) -> bool:
 
 def _refuse_group_fills(mixture: RewardMixture) -> None:
     """``uncovered: group_mean`` needs a prompt's whole group at once; verl scores responses as they come."""
+    kinds = mixture.signal_kinds()
     for i, signal in enumerate(mixture.config.signals):
-        if signal.uncovered != "zero":
+        if kinds.get(signal.name) == "local" and signal.uncovered_fill != "zero":
+            said = "is" if signal.uncovered else "defaults to"
             raise ValueError(
-                f"reward manager 'botgrpo': rewards.signals[{i}].uncovered is {signal.uncovered!r} ({signal.name}), "
-                "which fills a token from its whole group's verdicts, but verl scores responses in chunks as they "
-                "finish, not in whole groups; set it to 'zero' (the default) to train under verl, or train with "
-                "botgrpo's own trainer (docs/verl.md, 'What is not supported')"
+                f"reward manager 'botgrpo': rewards.signals[{i}].uncovered {said} {signal.uncovered_fill!r} "
+                f"({signal.name}), which fills a token from its whole group's verdicts, but verl scores responses "
+                "in chunks as they finish, not in whole groups; set 'uncovered: zero' on this signal to train "
+                "under verl, or train with botgrpo's own trainer (docs/verl.md, 'What is not supported')"
             )
 
 

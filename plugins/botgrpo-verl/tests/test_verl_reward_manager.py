@@ -42,6 +42,7 @@ REWARDS = {
             "name": "core.regex",
             "weight": REGEX_WEIGHT,
             "params": {"pattern": r"Step \d+", "value": REGEX_VALUE},
+            "uncovered": "zero",  # verl scores responses as they finish, not by group
         },
     ],
 }
@@ -213,4 +214,9 @@ def test_a_group_mean_fill_is_refused_with_the_key(tokenizer) -> None:
     local = next(i for i, s in enumerate(rewards["signals"]) if s["name"] != "core.exact_answer")
     rewards["signals"][local]["uncovered"] = "group_mean"
     with pytest.raises(ValueError, match=rf"rewards\.signals\[{local}\]\.uncovered is 'group_mean'.*'zero'"):
+        BotgrpoRewardManager(OmegaConf.create({}), tokenizer, mixture=RewardMixture.from_dict(rewards))
+    del rewards["signals"][local]["uncovered"]  # the core's default (group_mean) is refused too, and said so
+    with pytest.raises(
+        ValueError, match=rf"signals\[{local}\]\.uncovered defaults to 'group_mean'.*'uncovered: zero'"
+    ):
         BotgrpoRewardManager(OmegaConf.create({}), tokenizer, mixture=RewardMixture.from_dict(rewards))
