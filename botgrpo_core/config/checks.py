@@ -206,22 +206,31 @@ def _refuse_pool_keys_twice(registered: Any, signal: SignalConfig, path: str) ->
         )
 
 
+def _value_gap(signal: SignalConfig, registered: Any, bounds: tuple[float, float]) -> float:
+    """A global signal's smallest difference between two of its values (``SignalSpec.gap``; ``high - low``)."""
+    if getattr(registered.spec, "gap", None) is None:
+        return bounds[1] - bounds[0]
+    return registered.spec.resolve_gap(validate_params(registered, signal, "rewards.signals"))
+
+
 def outcome_dominance(
     rewards: RewardsConfig, bounds: list[tuple[SignalConfig, Any, tuple[float, float]]]
 ) -> dict[str, Any]:
     """The design's condition ``alpha * d > 2 * beta * sum_k |w_k| b_k``.
 
     ``d`` is the smallest gap between distinct outcomes (``rewards.outcome_gap``, or by default the
-    smallest ``|a_j| * (high_j - low_j)`` of the global signals, i.e. binary outcomes at the bounds);
+    smallest ``|a_j| * gap_j`` of the global signals, ``gap_j`` the signal's declared ``SignalSpec.gap`` or
+    ``high_j - low_j``, i.e. binary outcomes at the bounds);
     ``b_k = max(|low_k|, |high_k|)``. When it holds, every token of a rollout with a better outcome
     gets a higher reward than every token of a worse one. With no global signal and no ``outcome_gap``
     the outcomes the mixture sees are all equal, so it holds (``outcome_gap`` None): outcomes from
     elsewhere (a trainer's TRL ``reward_funcs``) are checked where they are known
     (``botgrpo_core.engine.dominance``).
     """
-    globals_ = [(s, b) for s, reg, b in bounds if reg.spec.kind == "global"]
+    globals_ = [(s, reg, b) for s, reg, b in bounds if reg.spec.kind == "global"]
     locals_ = [(s, b) for s, reg, b in bounds if reg.spec.kind == "local"]
-    gaps = [abs(s.weight) * (high - low) for s, (low, high) in globals_ if abs(s.weight) * (high - low) > 0]
+    steps = [abs(s.weight) * _value_gap(s, reg, b) for s, reg, b in globals_]
+    gaps = [g for g in steps if g > 0]
     gap = rewards.outcome_gap if rewards.outcome_gap is not None else (min(gaps) if gaps else None)
     local_bound = sum(abs(s.weight) * max(abs(low), abs(high)) for s, (low, high) in locals_)
     lhs, rhs = rewards.alpha * (gap or 0.0), 2 * rewards.beta * local_bound

@@ -184,6 +184,9 @@ class SignalSpec:
         ``timeout_s`` and ``memory_mb`` (:data:`OWN_POOL_KEYS`) are the plugin's: the core fills each one the
         run file sets into the params (unset, ``null``: the params model's default) and refuses them inside
         ``params``. The params model must declare the three fields.
+    :param gap: a global signal's smallest difference between two values it gives, or a callable of the
+        validated params returning it (the outcome-dominance check's ``d``); default ``high - low``, a binary
+        signal at its bounds. ``sympy.answer`` gives -1, 0 or 1: bounds (-1, 1), gap 1.
     """
 
     name: str
@@ -194,6 +197,7 @@ class SignalSpec:
     description: str = ""
     required_fields: tuple[str, ...] | Callable[[BaseModel], tuple[str, ...]] = ()
     own_pool: bool = False
+    gap: float | Callable[[BaseModel], float] | None = None
 
     def __post_init__(self) -> None:
         namespace, dot, rest = self.name.partition(".")
@@ -222,6 +226,13 @@ class SignalSpec:
                 f"signal {self.name!r}: bounds must be finite with low <= high, got {(low, high)}"
             )
         return float(low), float(high)
+
+    def resolve_gap(self, params: BaseModel) -> float:
+        """The smallest difference between two values (``gap``, default ``high - low``)."""
+        if self.gap is None:
+            low, high = self.resolve_bounds(params)
+            return high - low
+        return float(self.gap(params) if callable(self.gap) else self.gap)
 
     def resolve_required_fields(self, params: BaseModel) -> tuple[str, ...]:
         fields = self.required_fields(params) if callable(self.required_fields) else self.required_fields

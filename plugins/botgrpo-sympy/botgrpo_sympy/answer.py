@@ -246,7 +246,7 @@ def check_answer(params: AnswerParams, completion: str, reference: str) -> tuple
     completion, reference = numberformat.readable(completion), numberformat.readable(reference)  # "٧", "７" (issue 60)
     piece = extract_answer(completion, params.answer_pattern)
     if piece is None:
-        return 0.0, {"status": "no answer found"}
+        return params.unanswered, {"status": "no answer found"}
     comparer = Comparer(params, piece.text + "\x00" + reference)
     try:
         ref = read_answer(reference, params.limits)

@@ -75,6 +75,19 @@ class AnswerParams(_Common):
     rel_tol: float = Field(
         0.0, ge=0, lt=1, description="accept numeric answers within this relative error (0 = exact)"
     )
+    unanswered: float = Field(
+        -1.0,
+        ge=-1,
+        le=0,
+        description="the value of a completion that states no final answer, or (truncated: unanswered) that the "
+        "length cap cut: below a wrong answer's 0, so saying nothing, stopping early or running to the cap never "
+        "out-ranks an honest wrong attempt (botgrpo probe); 0 gives the old behaviour",
+    )
+    truncated: Literal["unanswered", "score"] = Field(
+        "unanswered",
+        description="a completion the length cap cut: 'unanswered' (its answer is not read: a run-on is never "
+        "paid) or 'score' (read like any other)",
+    )
 
 
 class StepsParams(_Common):

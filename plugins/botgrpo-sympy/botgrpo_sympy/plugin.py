@@ -36,16 +36,28 @@ def answer_fields(params: AnswerParams) -> tuple[str, ...]:
     return (params.reference_field,)
 
 
+def answer_bounds(params: AnswerParams) -> tuple[float, float]:
+    """``[unanswered, 1]``: no answer (or a cut completion) below a wrong one's 0, a right one 1."""
+    return (min(params.unanswered, 0.0), 1.0)
+
+
+def answer_gap(params: AnswerParams) -> float:
+    """The smallest difference between two values: right 1 vs wrong 0, or wrong 0 vs ``unanswered``."""
+    return min([1.0] + ([-params.unanswered] if params.unanswered < 0 else []))
+
+
 ANSWER = SignalSpec(
     name="sympy.answer",
     kind="global",
-    bounds=(0.0, 1.0),
+    bounds=answer_bounds,
+    gap=answer_gap,
     make_scorer=make_answer_scorer,
     params_model=AnswerParams,
     required_fields=answer_fields,
     own_pool=True,  # guarded checker processes; workers/timeout_s/memory_mb come from the signal level
-    description="1 if the final answer (\\boxed{}, 'Answer:', 'A:' or a pattern) equals the reference, "
-    "checked with sympy under time and memory limits",
+    description="1 if the final answer (\\boxed{}, 'Answer:', 'A:' or a pattern) equals the reference, 0 if "
+    "not, -1 (params.unanswered) if none is stated or the length cap cut the completion; checked with sympy "
+    "under time and memory limits",
 )
 
 STEPS = SignalSpec(

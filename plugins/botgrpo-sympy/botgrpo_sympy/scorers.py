@@ -120,7 +120,8 @@ class _PoolScorer:
 
 
 class AnswerScorer(_PoolScorer):
-    """``sympy.answer``: 1.0 if the final answer equals the row's reference, else 0.0."""
+    """``sympy.answer``: 1.0 if the final answer equals the row's reference, 0.0 if it does not, ``unanswered``
+    (-1 by default) if the completion states none or the length cap cut it (``truncated: unanswered``)."""
 
     kind = "answer"
 
@@ -135,6 +136,9 @@ class AnswerScorer(_PoolScorer):
                     f"to the column that holds the reference answer; row fields: {sorted(sample.row)})"
                 )
                 continue
+            if sample.truncated and self.params.truncated == "unanswered":
+                results[i] = self.params.unanswered  # the cap cut it: no answer is read
+                continue
             items.append((sample.completion, str(sample.row[field])))
             where.append(i)
         for i, out in zip(where, self.run(items), strict=True):
@@ -144,8 +148,13 @@ class AnswerScorer(_PoolScorer):
     def explain(self, samples: Sequence[Sample]) -> list[tuple[float, dict[str, Any]] | SampleError]:
         """Like ``score`` but with the reason for each value (for ``botgrpo score`` and the scripts)."""
         field = self.params.reference_field
-        items = [(s.completion, str(s.row.get(field, ""))) for s in samples]
-        return self.run(items)
+        cut = [s.truncated and self.params.truncated == "unanswered" for s in samples]
+        items = [
+            (s.completion, str(s.row.get(field, ""))) for s, c in zip(samples, cut, strict=True) if not c
+        ]
+        done = iter(self.run(items))
+        status = {"status": "cut by the length cap: its answer is not read (params.truncated)"}
+        return [(self.params.unanswered, dict(status)) if c else next(done) for c in cut]
 
 
 class StepsScorer(_PoolScorer):

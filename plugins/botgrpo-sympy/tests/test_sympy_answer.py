@@ -56,7 +56,11 @@ def test_answers(pred: str, ref: str, expected: float) -> None:
 
 def test_answer_patterns_and_missing_answers() -> None:
     assert check_answer(PARAMS, "17+5=22\n22-8=14\nA: 14", "14")[0] == 1.0
-    assert check_answer(PARAMS, "17+5=22\n22-8=14", "14") == (0.0, {"status": "no answer found"})
+    # no answer stated: below a wrong answer's 0 (issue 56: saying nothing never out-ranks an honest attempt)
+    assert check_answer(PARAMS, "17+5=22\n22-8=14", "14") == (-1.0, {"status": "no answer found"})
+    assert check_answer(PARAMS, "17+5=22\n22-8=14\nA: 13", "14")[0] == 0.0
+    old = AnswerParams(unanswered=0.0)  # the behaviour before issue 56
+    assert check_answer(old, "17+5=22\n22-8=14", "14") == (0.0, {"status": "no answer found"})
     demo = AnswerParams(answer_pattern=r"A:\s*(.+)")
     assert check_answer(demo, "A: 13\nA: 14", "14")[0] == 1.0  # the last match counts
 
@@ -77,3 +81,37 @@ def test_shapes() -> None:
     assert read_answer("\\{1\\}", limits).kind == "set"
     assert read_answer("x \\leq 5", limits).kind == "interval"
     assert read_answer("(0,1) \\cup (2,3)", limits).kind == "union"
+
+
+def test_a_cut_completion_is_unanswered_whatever_it_says() -> None:
+    """The length cap cut it: its answer is not read (a run-on is never paid), unless truncated: score."""
+    import dataclasses
+
+    from botgrpo_core.signals.testing import make_samples
+    from botgrpo_sympy.plugin import ANSWER
+    from botgrpo_sympy.scorers import AnswerScorer
+
+    texts = ["9 + 5 = 14\nA: 14", "9 + 5 = 14\nA: 14\nA: 14\nA: 1", "9 + 5 = 14", "9 + 5 = 14\nA: 13"]
+    samples = make_samples(texts, rows=[{"answer": "14"}] * 4)
+    cut = [dataclasses.replace(s, truncated=i == 1) for i, s in enumerate(samples)]
+    with AnswerScorer(AnswerParams(workers=1)) as scorer:
+        assert scorer.score(cut) == [1.0, -1.0, -1.0, 0.0]
+        assert scorer.explain(cut)[1][1]["status"].startswith("cut by the length cap")
+    with AnswerScorer(AnswerParams(workers=1, truncated="score")) as scorer:
+        assert scorer.score(cut) == [1.0, 0.0, -1.0, 0.0]  # the cut one read: its last answer is 1
+    assert ANSWER.resolve_bounds(AnswerParams()) == (-1.0, 1.0)
+    assert ANSWER.resolve_bounds(AnswerParams(unanswered=0.0)) == (0.0, 1.0)
+    assert ANSWER.resolve_gap(AnswerParams()) == 1.0  # -1, 0, 1: outcome dominance's d stays 1, not 2
+    assert ANSWER.resolve_gap(AnswerParams(unanswered=-0.5)) == 0.5
+
+
+def test_outcome_dominance_reads_the_answers_gap_not_its_range() -> None:
+    from botgrpo_core.config.checks import outcome_dominance, signal_bounds
+    from botgrpo_core.config.models import RewardsConfig
+
+    for beta, holds in ((0.25, True), (0.5, False)):  # 1 * d = 1 against 2 * beta * |sympy.steps| = 4 * beta
+        rewards = RewardsConfig(
+            alpha=1.0, beta=beta, signals=[{"name": "sympy.answer"}, {"name": "sympy.steps"}]
+        )
+        result = outcome_dominance(rewards, signal_bounds(rewards))
+        assert result["outcome_gap"] == 1.0 and result["holds"] is holds

@@ -213,7 +213,7 @@ def test_signal_contract(spec) -> None:
     samples = make_samples(CONTRACT_TEXTS, prompt="Q: 17+5-8=", rows={"answer": "14"})
     results = check_signal_contract(spec, samples, {"workers": 1})
     if spec is ANSWER:
-        assert results == [1.0, 0.0, 0.0, 0.0, 0.0, 0.0]
+        assert results == [1.0, 0.0, 0.0, -1.0, -1.0, 0.0]  # no answer stated: params.unanswered
     else:
         assert all(isinstance(span, Span) for spans in results for span in spans)
         assert [s.value for s in results[1]] == [-1.0, 1.0, 1.0]
