@@ -135,6 +135,12 @@ def _cmd_score(args: argparse.Namespace) -> int:
     return run_score(args)
 
 
+def _cmd_probe(args: argparse.Namespace) -> int:
+    from botgrpo_core.cli.probe import run_probe
+
+    return run_probe(args)
+
+
 def _cmd_sample(args: argparse.Namespace) -> int:
     from botgrpo_core.cli.sample import run_sample
 
@@ -255,6 +261,40 @@ def _add_score(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=_cmd_score)
 
 
+def _add_probe(sub: argparse._SubParsersAction) -> None:
+    """``botgrpo probe``'s arguments."""
+    p = sub.add_parser(
+        "probe",
+        help="can the policy game this run's reward? score gamed variants of honest rows beside them",
+        description="Score each honest completion in one group with gamed variants of it (empty, cut short, "
+        "run to the length cap, a scored span repeated, every line twice, the bare answer, a task's own), "
+        "with the run's mixture, estimator and loss aggregation, and count the rows where a variant out-ranks "
+        "the honest completion. Exit 0: passed; 1: some variant out-ranks more than --threshold of the rows; "
+        "2: bad input. docs/gaming.md says what to do about each variant.",
+    )
+    p.add_argument("run_file", help="the run YAML (its rewards, algorithm and training.max_new_tokens)")
+    p.add_argument(
+        "--input",
+        default=None,
+        help="JSONL of honest rows: prompt, completion, optional truncated and the row's fields (default: "
+        "the run task's reference completions, where it ships them)",
+    )
+    p.add_argument("--rows", type=int, default=0, help="probe only the first N rows (0: all)")
+    p.add_argument(
+        "--threshold",
+        type=float,
+        default=0.10,
+        help="largest share of rows a variant may out-rank before the probe fails (default 0.10)",
+    )
+    p.add_argument(
+        "--tokenizer", default=None, help="hub id, local path, or 'tiny' (default: the run's model)"
+    )
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.add_argument("--output", default=None, help="also write the JSON result to this file")
+    p.add_argument("--set", action="append", metavar="KEY=VALUE", help="override a key of the run file")
+    p.set_defaults(func=_cmd_probe)
+
+
 def _add_sample(sub: argparse._SubParsersAction) -> None:
     """``botgrpo sample``'s arguments."""
     p = sub.add_parser(
@@ -297,6 +337,7 @@ _CORE_PARSERS = {
     "plugins": _add_plugins,
     "validate": _add_validate,
     "score": _add_score,
+    "probe": _add_probe,
     "sample": _add_sample,
     "train": _add_train,
 }

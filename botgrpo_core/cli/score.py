@@ -197,6 +197,7 @@ def score_rows(
     group_ids: Sequence[int] | None = None,
     row_indices: Sequence[int] | None = None,
     mixture: Any = None,
+    token_ids: Sequence[Sequence[int]] | None = None,
 ) -> ScoreReport:
     """Tokenize, score, mix and compute advantages for ``rows``: plain ``{"prompt", "completion", ...}``
     dicts or :func:`~botgrpo_core.cli.score_input.check_row`'s form (chat prompts, ``truncated``).
@@ -208,6 +209,8 @@ def score_rows(
     :param row_indices: each row's index in the input, shown in the output.
     :param mixture: an open :class:`~botgrpo_core.rewards.mixture.RewardMixture` to score with (kept open
         across chunks); default: one for this call.
+    :param token_ids: each completion's token ids, used instead of the tokenizer's encoding of its text (e.g.
+        ending with the end-of-sequence token a finished rollout carries, ``botgrpo probe``).
     """
     import torch
 
@@ -228,7 +231,11 @@ def score_rows(
         tokenizer = load_tokenizer(tokenizer, completions, alphabet=alphabet)
     else:
         tokenizer_name = getattr(tokenizer, "botgrpo_name", type(tokenizer).__name__)
-    ids = [_encode(tokenizer, text) for text in completions]
+    ids = (
+        [list(t) for t in token_ids]
+        if token_ids is not None
+        else [_encode(tokenizer, t) for t in completions]
+    )
     prompts = [r["prompt_text"] for r in rows]
     cut = [r["truncated"] for r in rows]
     samples = decode_samples(tokenizer, prompts, ids, [r["extra"] for r in rows], truncated=cut)

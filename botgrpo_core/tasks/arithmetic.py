@@ -174,6 +174,12 @@ class ArithmeticTask:
         rng = random.Random(f"arithmetic-demo-{seed}")
         return [self.demonstration(self.parse_row(r), rng) for r in rows]
 
+    def reference_rows(self, n: int, seed: int = 0) -> list[dict[str, Any]]:
+        """``botgrpo probe``'s honest rows: ``n`` held-out problems, each with a demonstration as its completion
+        (worked honestly, a carry forgotten with probability ``error_rate``: right and wrong answers both)."""
+        rows = self.eval_rows(n, seed)
+        return [{**r, "completion": c} for r, c in zip(rows, self.demonstrations(rows, seed), strict=True)]
+
     @staticmethod
     def solution(problem: Problem) -> str:
         """The correct completion."""

@@ -1,0 +1,62 @@
+"""Honest rows for ``botgrpo probe`` from SmolLM2-135M-Instruct's own committed answers (no model is run).
+
+    python scripts/probe_honest_rows.py      # writes benchmarks/probe/{math-easy,react-requests}-smollm2.jsonl
+
+- ``math-easy-smollm2.jsonl``: the 256 answers of ``benchmarks/results/math_start_easy_one_shot.samples.jsonl``
+  (64 held-out easy word problems x 4, one-shot prompt, temperature 0.7, <= 256 tokens; right and wrong, 14 cut by
+  the cap), each with the task's prompt and ``answer`` field, ``truncated`` where the cap cut it.
+- ``react-requests-smollm2.jsonl``: the 400 pages of ``benchmarks/results/react_requests_start.samples.jsonl``
+  (50 held-out requests x 8, temperature 0.7, <= 1024 tokens), with the task's prompt and row fields.
+
+These are what a policy honestly writes at the start of a run, failures included: the probe asks whether a gamed
+variant of each would be paid more.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "benchmarks" / "results"
+OUT = ROOT / "benchmarks" / "probe"
+
+
+def math_rows() -> list[dict]:
+    from botgrpo_bench.word_problems import WordProblemsParams, WordProblemsTask
+
+    task = WordProblemsTask(WordProblemsParams(problem_set="easy", prompt="one_shot"))
+    rows = {r["id"]: r for r in task.eval_rows(64)}
+    out = []
+    for line in (RESULTS / "math_start_easy_one_shot.samples.jsonl").read_text().splitlines():
+        s = json.loads(line)
+        row = rows[s["id"]]
+        out.append({**row, "completion": s["completion"], "truncated": not s["finished"], "sample": s["sample"]})
+    return out
+
+
+def react_rows() -> list[dict]:
+    from botgrpo_bench.react_requests import ReactRequestsTask
+
+    task = ReactRequestsTask()
+    rows = {r["id"]: r for r in task.eval_rows(50)}
+    start = json.loads((RESULTS / "react_requests_start.json").read_text())
+    cap = int(start.get("max_tokens", 1024))
+    out = []
+    for line in (RESULTS / "react_requests_start.samples.jsonl").read_text().splitlines():
+        s = json.loads(line)
+        row = rows[s["id"]]
+        out.append({**row, "completion": s["completion"], "truncated": s["tokens"] >= cap, "sample": s["sample"]})
+    return out
+
+
+def main() -> None:
+    OUT.mkdir(parents=True, exist_ok=True)
+    for name, rows in (("math-easy-smollm2", math_rows()), ("react-requests-smollm2", react_rows())):
+        path = OUT / f"{name}.jsonl"
+        path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+        print(f"wrote {path} ({len(rows)} rows)")
+
+
+if __name__ == "__main__":
+    main()
