@@ -265,6 +265,12 @@ class TrainingConfig(RunFileModel):
     mask_truncated_completions: bool = Field(
         False, description="leave rollouts that hit max_new_tokens out of the loss"
     )
+    gaming_monitor: Literal["warn", "stop", "off"] = Field(
+        "warn",
+        description="log gaming/* metrics each step and warn once per cause when a run looks gamed (running to the "
+        "cap, shrinking, repeating, unscored text, a local signal against the outcome, entropy collapse); 'stop' "
+        "also ends the run at that step boundary; docs/gaming.md",
+    )
     dynamic_sampling_rounds: int = Field(
         4,
         ge=1,

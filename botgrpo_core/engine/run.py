@@ -167,6 +167,8 @@ class _RunContext:
             "reward": logs.get("reward/token_mean"),
             "success": logs.get("success_rate"),
             "no-signal": logs.get("groups/no_signal_frac"),  # groups the estimator gives no gradient
+            # groups whose outcomes are all equal: only the local signals move the policy there
+            "outcome-flat": logs.get("groups/outcome_zero_spread_frac"),
         }
         self.bar.set_postfix(
             {k: f"{v:.2f}" for k, v in post.items() if isinstance(v, (int, float))}, refresh=False
@@ -447,6 +449,7 @@ def _make_trainer(ctx: _RunContext, setup: _Setup, callbacks: Sequence[Any]) -> 
             success_fn=run_data.task.success if run_data.task is not None else None,
             dynamic_sampling_rounds=config.training.dynamic_sampling_rounds,
             log_fn=ctx.log,
+            gaming_monitor=config.training.gaming_monitor,
             train_dataset=datasets.Dataset.from_list(to_trainer_rows(run_data.train, config)),
             processing_class=ctx.tokenizer,
             peft_config=lora_config(config.model.peft),  # model.peft: LoRA adapters (None: every weight)

@@ -36,6 +36,7 @@ from botgrpo_core.engine.batch_metrics import batch_metrics as gathered_batch_me
 from botgrpo_core.engine.batches import _pad_right
 from botgrpo_core.engine.dominance import OutcomeDominance
 from botgrpo_core.engine.dynamic_sampling import DynamicSampling
+from botgrpo_core.engine.gaming import GamingMonitor, gaming_metrics
 from botgrpo_core.engine.signal_health import SignalHealth
 from botgrpo_core.engine.trl_algorithm import check_trl_args, preset_from_trl_args, trl_preset_note
 from botgrpo_core.engine.trl_args import default_grpo_config, with_mixture_weight
@@ -103,6 +104,7 @@ class BoTGRPOTrainer(DynamicSampling, GRPOTrainer):
         success_fn: Callable[[Mapping[str, Any], str], bool] | None = None,
         dynamic_sampling_rounds: int = 4,
         log_fn: Callable[[str], None] | None = None,
+        gaming_monitor: str = "warn",
     ) -> None:
         funcs = (
             []
@@ -139,6 +141,9 @@ class BoTGRPOTrainer(DynamicSampling, GRPOTrainer):
             self.log_fn(trl_preset_note(preset))
         self._warned: dict[str, int] = {}
         self._signal_health = SignalHealth(self.mixture.config.on_signal_failure, self.log_fn)
+        # training.gaming_monitor: per-step gaming/* metrics and a warning per cause (botgrpo_core.engine.gaming)
+        self.gaming_monitor = gaming_monitor
+        self._gaming = GamingMonitor(log=self.log_fn) if gaming_monitor != "off" else None
         self.dominance = OutcomeDominance(
             self.mixture, funcs, args.reward_weights, observe_only=environment_factory is not None
         )
@@ -316,6 +321,9 @@ class BoTGRPOTrainer(DynamicSampling, GRPOTrainer):
         mask = _pad_right(mix.mask, width, False)
         if out.get("tool_mask") is not None:  # multi-turn: tool / environment tokens are not the policy's
             mask = mask & out["tool_mask"].bool().to(mask.device)
+        if mode == "train" and self._gaming is not None:  # before the fill: what each signal itself covers
+            texts, cut = [s.completion for s in samples], [s.truncated for s in samples]
+            self._fill_metrics.update(gaming_metrics(texts, cut, mix, self.num_generations))
         mix = self._centre_uncovered(mix, mask[:, : mix.mask.shape[1]], mode)
         # no reward on tool tokens; NaN (dropped) rollouts stay NaN on their own tokens
         rewards = torch.where(mask, _pad_right(mix.token_rewards, width, 0.0), 0.0)
@@ -418,6 +426,19 @@ class BoTGRPOTrainer(DynamicSampling, GRPOTrainer):
         return adv, table, keep_group
 
     # ---- metrics ---------------------------------------------------------------------------------
+    def log(self, logs: dict[str, float], start_time: float | None = None) -> None:
+        """TRL's log, after the gaming monitor has read the step's metrics (``training.gaming_monitor``)."""
+        train = self._metrics.get("train", {}) if hasattr(self, "_metrics") else {}
+        if self._gaming is not None and "loss" in logs and train:
+            merged = {**{k: sum(v) / len(v) for k, v in train.items() if v}, **logs}
+            fired = self._gaming.observe(int(self.state.global_step), merged)
+            if fired and self.gaming_monitor == "stop":
+                self.log_fn(
+                    "training.gaming_monitor is 'stop': the run ends at this step, its outputs written"
+                )
+                self.control.should_training_stop = True
+        super().log(logs, start_time)
+
     @staticmethod
     def _max_outcome(mixture: RewardMixture) -> float | None:
         total, any_global = 0.0, False
