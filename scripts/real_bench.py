@@ -12,18 +12,28 @@ when the command ends. A fresh checkout has no ``runs/``: before each command th
 put back there (:func:`restore`), so finished runs are reused, not trained again; a run stopped midway in an
 earlier checkout starts again from step 0. Run it again in the next session: it goes on where it stopped.
 ``--dry-run`` prints the commands.
+
+What is committed is read from git (``HEAD``), not the work tree: a commit git refused (a stale
+``.git/index.lock``) is tried again at the next look and by the next start, and its message names the lock. A
+SIGTERM, SIGINT or SIGHUP to the driver stops the bench's whole process group (the bench runs in its own session):
+its runs stop at a step boundary with a checkpoint, the driver waits for them, commits what finished and exits
+``128 + signal``; nothing is left running to meet the next start.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gzip
 import json
+import os
 import shutil
+import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
+from types import FrameType
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -31,6 +41,11 @@ BENCH = "benchmarks/bench_real.yaml"
 BOTGRPO = ROOT / ".venv-vllm" / "bin" / "botgrpo"
 #: seconds between looks for runs that finished while a command goes on
 POLL_S = 60.0
+#: tries and seconds between them for a commit that git refuses (another git command holds .git/index.lock)
+COMMIT_TRIES = 30
+COMMIT_WAIT_S = 10.0
+#: seconds a stopped bench's runs get to reach a step boundary and save a checkpoint before they are killed
+STOP_GRACE_S = 900.0
 
 #: (level, methods, seeds) per command, in the order fixed with the settings; a level's seeds are added one at a
 #: time (a bench plan is methods x seeds, so each command adds one run per method: paired seeds end together).
@@ -105,31 +120,56 @@ def record(folder: str) -> Path:
     return dst
 
 
-def _finished_in(results: list[Path]) -> set[tuple[str, int]]:
+def _finished_in(texts: list[str]) -> set[tuple[str, int]]:
+    """(method, seed) of the finished runs among ``bench_result.json`` texts (a torn one is skipped)."""
     out = set()
-    for result in results:
+    for text in texts:
         try:
-            saved = json.loads(result.read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError):  # being written
+            saved = json.loads(text)
+        except json.JSONDecodeError:  # being written
             continue
-        if saved.get("status") == "ok":
+        if isinstance(saved, dict) and saved.get("status") == "ok":
             _, method, seed = saved["label"].rsplit("/", 2)
             out.add((method, int(seed.removeprefix("seed"))))
     return out
 
 
+def _read_all(paths: list[Path]) -> list[str]:
+    texts = []
+    for path in paths:
+        try:
+            texts.append(path.read_text(encoding="utf-8"))
+        except OSError:
+            continue
+    return texts
+
+
 def finished(folder: str) -> set[tuple[str, int]]:
     """(method, seed) of every finished run in the bench folder ``runs/bench/real-<folder>/``."""
-    return _finished_in(
-        list((ROOT / "runs" / "bench" / f"real-{folder}").glob("runs/*/*/seed*/bench_result.json"))
-    )
+    results = (ROOT / "runs" / "bench" / f"real-{folder}").glob("runs/*/*/seed*/bench_result.json")
+    return _finished_in(_read_all(list(results)))
+
+
+def _git(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True)
 
 
 def committed(folder: str) -> set[tuple[str, int]]:
-    """(method, seed) of every finished run whose records are committed under docs/results/real-<folder>/."""
-    return _finished_in(
-        list((ROOT / "docs" / "results" / f"real-{folder}").glob("metrics/*.bench_result.json"))
-    )
+    """(method, seed) of every finished run whose records git holds in ``HEAD`` under docs/results/real-<folder>/.
+
+    Read from git, not the work tree: a commit that failed (a stale ``.git/index.lock``) leaves the files in the
+    work tree but not in ``HEAD``, and such a run is committed again, not taken for committed."""
+    where = f"docs/results/real-{folder}/metrics/"
+    listed = _git("ls-tree", "-r", "--name-only", "HEAD", "--", where)
+    if listed.returncode != 0:  # no repository or no commit yet: nothing is committed
+        return set()
+    texts = []
+    for name in listed.stdout.splitlines():
+        if name.endswith(".bench_result.json"):
+            shown = _git("show", f"HEAD:{name}")
+            if shown.returncode == 0:
+                texts.append(shown.stdout)
+    return _finished_in(texts)
 
 
 def restore(folder: str) -> int:
@@ -166,32 +206,155 @@ def restore(folder: str) -> int:
     return put_back
 
 
-def commit(paths: list[Path], message: str) -> None:
-    """Commit only ``paths`` (retrying while another git command holds the index)."""
+def commit(paths: list[Path], message: str) -> bool:
+    """Commit only ``paths``, retrying while git refuses (another git command holds ``.git/index.lock``); whether
+    git's ``HEAD`` now holds them as they are in the work tree (checked with git, not assumed). A failure prints git's
+    own reason (the lock, not the pathspec error that follows it) and the fix."""
     rel = [str(p.relative_to(ROOT)) for p in paths]
-    for _ in range(30):
-        add = subprocess.run(["git", "add", "--", *rel], cwd=ROOT, capture_output=True, text=True)
-        done = subprocess.run(
-            ["git", "commit", "-q", "-m", message, "--", *rel], cwd=ROOT, capture_output=True, text=True
-        )
-        if add.returncode == 0 and (done.returncode == 0 or "nothing" in done.stdout + done.stderr):
+    why = ""
+    for attempt in range(COMMIT_TRIES):
+        if attempt:
+            time.sleep(COMMIT_WAIT_S)
+        add = _git("add", "--", *rel)
+        if add.returncode != 0:
+            why = add.stderr.strip() or add.stdout.strip()
+            continue
+        done = _git("commit", "-q", "-m", message, "--", *rel)
+        left = _git("status", "--porcelain", "--", *rel)
+        if left.returncode == 0 and not left.stdout.strip():
+            return True
+        why = (done.stderr or done.stdout).strip() or f"git status still lists {left.stdout.strip()}"
+    first = why.splitlines()[0] if why else "git refused"
+    hint = (
+        " (a stale .git/index.lock: once no git command runs, remove it and start the driver again; it commits "
+        "every finished run git does not hold)"
+        if "index.lock" in why
+        else ""
+    )
+    print(f"could not commit {rel} after {COMMIT_TRIES} tries: {first}{hint}", file=sys.stderr, flush=True)
+    return False
+
+
+class _Stop:
+    """SIGTERM, SIGINT or SIGHUP to the driver: passed on as SIGTERM to the bench's whole process group (the bench,
+    its run processes and their workers), whose runs stop at a step boundary with a checkpoint; the driver then
+    waits for the group, records and commits what finished, and exits ``128 + signal``."""
+
+    SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
+
+    def __init__(self) -> None:
+        self.signum: int | None = None
+        self.group: int | None = None
+        self._previous: dict[int, Any] = {}
+
+    def __enter__(self) -> _Stop:
+        for signum in self.SIGNALS:
+            self._previous[signum] = signal.signal(signum, self._handle)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for signum, handler in self._previous.items():
+            signal.signal(signum, handler)
+
+    def _handle(self, signum: int, frame: FrameType | None) -> None:
+        self.signum = self.signum or signum
+        self.forward()
+
+    def forward(self) -> None:
+        if self.group is not None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.group, signal.SIGTERM)
+
+    def wait_group(self, grace_s: float) -> None:
+        """Until no process of the bench's group is left running (SIGKILL after ``grace_s``)."""
+        if self.group is None:
             return
-        time.sleep(10)
-    print(f"could not commit {rel}: {done.stderr}", file=sys.stderr)
+        end = time.monotonic() + grace_s
+        while True:
+            if not _group_running(self.group):
+                return
+            if time.monotonic() > end:
+                print(
+                    f"the bench's processes outlived {grace_s:.0f} s: killing them",
+                    file=sys.stderr,
+                    flush=True,
+                )
+                try:
+                    os.killpg(self.group, signal.SIGKILL)
+                except ProcessLookupError:
+                    return
+                end = time.monotonic() + 60
+            time.sleep(0.2)
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dry-run", action="store_true")
     args = parser.parse_args()
+    with _Stop() as stop:
+        return _commands(args.dry_run, stop)
+
+
+def _running(pid: int) -> bool:
+    """Whether process ``pid`` exists and is not a zombie (an exited child nobody has reaped yet)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text(encoding="utf-8")
+    except OSError:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        return not Path("/proc").is_dir()  # no /proc: kill(0) is all we know
+    return stat.rpartition(")")[2].split()[0] != "Z"
+
+
+def _group_running(group: int) -> bool:
+    """Whether a process of process group ``group`` is running (zombies, which a signal cannot reach, are not)."""
+    proc = Path("/proc")
+    if not proc.is_dir():
+        try:
+            os.killpg(group, 0)
+        except ProcessLookupError:
+            return False
+        return True
+    for entry in proc.iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text(encoding="utf-8").rpartition(")")[2].split()
+        except OSError:
+            continue
+        if len(fields) > 2 and int(fields[2]) == group and fields[0] != "Z":
+            return True
+    return False
+
+
+def _commit_finished(folder: str) -> bool:
+    """Commit the records of every finished run of ``folder`` that git does not hold yet; whether all went in."""
+    ok = True
+    for method, seed in sorted(finished(folder) - committed(folder)):
+        ok = (
+            commit(
+                [record(folder)],
+                f"issue 37 real-model bench, {folder}: records after {method} seed {seed} (finished; the "
+                "command goes on; scripts/real_bench.py)",
+            )
+            and ok
+        )
+    return ok
+
+
+def _commands(dry_run: bool, stop: _Stop) -> int:
     for level, methods, seeds, folder in _load_plan():
+        if stop.signum is not None:
+            break
         cmd = [
             str(BOTGRPO), "bench", BENCH, "--output", f"runs/bench/real-{folder}",
             "--set", f"include=[{level}]", "--set", f"methods=[{', '.join(methods)}]",
             "--set", f"seeds=[{', '.join(map(str, seeds))}]",
         ]  # fmt: skip
         print(" ".join(cmd), flush=True)
-        if args.dry_run:
+        if dry_run:
             continue
         if {(m, s) for m in methods for s in seeds} <= committed(folder):
             print("done: every run of this command is committed", flush=True)
@@ -204,27 +367,42 @@ def main() -> int:
             # folder's record, and the later command reuses this one's finished runs anyway
             print(f"skipped: the folder already holds later runs {sorted(later)}", flush=True)
             continue
-        bench = subprocess.Popen(cmd, cwd=ROOT)
+        # its own session: a signal to the driver reaches the bench, its runs and their workers as one group
+        bench = subprocess.Popen(cmd, cwd=ROOT, start_new_session=True)
+        stop.group = bench.pid
+        if stop.signum is not None:
+            stop.forward()  # the signal came between the check above and the start
         while (code := bench.poll()) is None:
             time.sleep(POLL_S)
             # a command adding a seed runs one run per method, hours in all: commit each run as it finishes, so that
             # a session's end loses at most the run in progress (the next checkout puts the finished ones back)
-            for method, seed in sorted(finished(folder) - committed(folder)):
-                commit(
-                    [record(folder)],
-                    f"issue 37 real-model bench, {folder}: records after {method} seed {seed} (finished; the "
-                    "command goes on; scripts/real_bench.py)",
-                )
+            _commit_finished(folder)
+        if stop.signum is not None:
+            stop.wait_group(STOP_GRACE_S)  # the runs finish their step and save; the bench itself is gone
+        stop.group = None
         dst = record(folder)
         last = f"{methods[-1]} seed {seeds[-1]}"
-        commit(
+        saved = commit(
             [dst],
             f"issue 37 real-model bench, {folder}: records after {last} (botgrpo bench exit {code}; scripts/real_bench.py)",
         )
+        if stop.signum is not None:
+            name = signal.Signals(stop.signum).name
+            print(
+                f"stopped by {name}: the bench and its runs are stopped (runs stopped midway continue from their "
+                "last checkpoint), finished runs recorded; run scripts/real_bench.py again to go on",
+                flush=True,
+            )
+            return 128 + stop.signum
+        if not saved:
+            print(
+                "the records are not committed (above); stopping: run scripts/real_bench.py again", flush=True
+            )
+            return 1
         if code != 0:
             print(f"bench exited {code}; stopping (run scripts/real_bench.py again to go on)", flush=True)
             return code
-    return 0
+    return 128 + stop.signum if stop.signum is not None else 0
 
 
 if __name__ == "__main__":

@@ -35,10 +35,23 @@ class OutputDirLock:
     """Context manager: hold ``<output_dir>/train.lock`` (creating ``output_dir``) or raise
     :class:`TrainingSetupError` naming the process that holds it."""
 
-    def __init__(self, output_dir: Path, warn: Callable[[str], None]) -> None:
+    def __init__(
+        self,
+        output_dir: Path,
+        warn: Callable[[str], None],
+        *,
+        lock_file: str = LOCK_FILE,
+        key: str = "training.output_dir",
+        holder: str = "botgrpo train",
+        rule: str = "One run trains in a folder at a time",
+    ) -> None:
+        """:param lock_file: the lock's file name in ``output_dir``; ``key``: what names the folder in messages
+        (the run file's key, or an option); ``holder``: what holds such a lock; ``rule``: the sentence that says
+        why a second one is refused (``botgrpo bench`` takes ``bench.lock`` on its results folder with its own)."""
         self.output_dir = Path(output_dir)
-        self.path = self.output_dir / LOCK_FILE
+        self.path = self.output_dir / lock_file
         self.warn = warn
+        self.key, self.holder, self.rule = key, holder, rule
         self._fd: int | None = None
         self._created_dir = False
 
@@ -69,13 +82,13 @@ class OutputDirLock:
             # file system without working locks across hosts would let both runs in). The user decides.
             os.close(fd)
             raise TrainingSetupError(
-                f"training.output_dir {str(self.output_dir)!r} was locked by {_describe(previous)}, another "
-                f"host, and {LOCK_FILE} is still there; nothing was changed. If that run has ended (its host "
+                f"{self.key} {str(self.output_dir)!r} was locked by {_describe(previous, self.holder)}, another "
+                f"host, and {self.path.name} is still there; nothing was changed. If that run has ended (its host "
                 f"went down), delete {self.path} and start again; else wait for it or use another folder"
             )
         if previous:
             self.warn(
-                f"warning: {self.path}: taking over a stale lock of {_describe(previous)}, which ended "
+                f"warning: {self.path}: taking over a stale lock of {_describe(previous, self.holder)}, which ended "
                 "without releasing it (killed?); check its outputs: --resume continues from the last "
                 "complete checkpoint"
             )
@@ -115,9 +128,9 @@ class OutputDirLock:
 
     def _not_a_lock(self, kind: str) -> str:
         return (
-            f"training.output_dir {str(self.output_dir)!r}: {self.path} is {kind}, not the run lock "
+            f"{self.key} {str(self.output_dir)!r}: {self.path} is {kind}, not the lock "
             f"botgrpo writes; nothing was changed. Remove it (rm {self.path}; botgrpo recreates it as a plain "
-            "file) or set training.output_dir to another folder"
+            f"file) or set {self.key} to another folder"
         )
 
     def __exit__(self, *exc: object) -> None:
@@ -137,12 +150,12 @@ class OutputDirLock:
                 self.output_dir.rmdir()
 
     def _held_message(self, owner: dict[str, Any]) -> str:
-        who = _describe(owner) if owner else "another process (it has not written its name yet)"
+        who = _describe(owner, self.holder) if owner else "another process (it has not written its name yet)"
         return (
-            f"training.output_dir {str(self.output_dir)!r} is in use by {who}; nothing was changed. One run "
-            "trains in a folder at a time: wait for it to finish, stop it"
+            f"{self.key} {str(self.output_dir)!r} is in use by {who}; nothing was changed. {self.rule}: wait for "
+            "it to finish, stop it"
             + (f" (kill {owner['pid']})" if owner.get("pid") else "")
-            + ", or set training.output_dir to another folder"
+            + f", or set {self.key} to another folder"
         )
 
 
@@ -156,9 +169,9 @@ def _read_owner(fd: int) -> dict[str, Any]:
     return owner if isinstance(owner, dict) else {}
 
 
-def _describe(owner: dict[str, Any]) -> str:
+def _describe(owner: dict[str, Any], holder: str = "botgrpo train") -> str:
     """``botgrpo train`` pid 123 on host h (started ..., command ...)."""
-    text = f"botgrpo train pid {owner.get('pid', '?')} on host {owner.get('host', '?')}"
+    text = f"{holder} pid {owner.get('pid', '?')} on host {owner.get('host', '?')}"
     details = [f"started {owner['started']}" if owner.get("started") else "", str(owner.get("command") or "")]
     details = [d for d in details if d]
     return text + (f" ({'; '.join(details)})" if details else "")

@@ -31,6 +31,9 @@ from botgrpo_bench.plan import Job, plan, planned_labels, run_label
 from botgrpo_bench.runs import read_jsonl
 from botgrpo_bench.warm import warm_starts
 
+#: the lock a bench holds on its results folder (one bench per folder)
+BENCH_LOCK = "bench.lock"
+
 
 def _load_average() -> tuple[float, float, float] | None:
     return os.getloadavg() if hasattr(os, "getloadavg") else None
@@ -39,7 +42,36 @@ def _load_average() -> tuple[float, float, float] | None:
 def run_bench(
     bench: BenchFile, out_dir: Path, *, command: str, quick: bool, log: Callable[[str], None] = print
 ) -> Path:
-    """Warm starts, the grid, the sweep, then the report; returns the results folder."""
+    """Warm starts, the grid, the sweep, then the report; returns the results folder.
+
+    The folder is held (``bench.lock``, :class:`~botgrpo_core.engine.run_lock.OutputDirLock`) for the whole bench:
+    a second bench on it is refused, naming the first, before it reads or writes anything (two benches on one
+    folder each took the other's runs for failed)."""
+    import contextlib
+
+    from botgrpo_core.engine.run_lock import OutputDirLock
+    from botgrpo_core.engine.setup import TrainingSetupError
+
+    lock = OutputDirLock(
+        out_dir,
+        log,
+        lock_file=BENCH_LOCK,
+        key="the results folder (--output)",
+        holder="botgrpo bench",
+        rule="One bench runs in a results folder at a time",
+    )
+    with contextlib.ExitStack() as stack:
+        try:
+            stack.enter_context(lock)
+        except TrainingSetupError as exc:
+            raise BenchError(str(exc)) from None
+        return _run_bench(bench, out_dir, command=command, quick=quick, log=log)
+
+
+def _run_bench(
+    bench: BenchFile, out_dir: Path, *, command: str, quick: bool, log: Callable[[str], None]
+) -> Path:
+    """:func:`run_bench` once the folder is this bench's."""
     from botgrpo_bench.report import write_report
 
     check_output_record(bench, out_dir)

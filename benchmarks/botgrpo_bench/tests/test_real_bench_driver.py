@@ -19,13 +19,44 @@ from botgrpo_bench.plan import Job
 ROOT = Path(__file__).resolve().parents[3]
 
 
+def _git(root: Path, *args: str) -> str:
+    import subprocess
+
+    return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, check=True).stdout
+
+
 @pytest.fixture
 def driver(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """The driver with ``ROOT`` a fresh git repository (what is committed is read from git)."""
     spec = importlib.util.spec_from_file_location("real_bench", ROOT / "scripts" / "real_bench.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     monkeypatch.setattr(module, "ROOT", tmp_path)
+    monkeypatch.setattr(module, "COMMIT_WAIT_S", 0.05)
+    _git(tmp_path, "init", "-q")
+    _git(tmp_path, "config", "user.email", "t@example.com")
+    _git(tmp_path, "config", "user.name", "t")
+    (tmp_path / "README").write_text("x\n", encoding="utf-8")
+    _git(tmp_path, "add", "README")
+    _git(tmp_path, "commit", "-q", "-m", "start")
     return module
+
+
+def _bench_stand_in(real_popen: Any, script: str) -> Any:
+    """``subprocess.Popen`` that starts ``script`` in place of ``botgrpo bench`` (git and the rest run as they are)."""
+    import sys
+
+    def popen(cmd: Any, *args: Any, **kw: Any) -> Any:
+        if isinstance(cmd, list) and str(cmd[0]).endswith("botgrpo"):
+            kw.pop("cwd", None)
+            return real_popen([sys.executable, "-c", script], **kw)
+        return real_popen(cmd, *args, **kw)
+
+    return popen
+
+
+def _record_and_commit(driver: Any, folder: str) -> None:
+    assert driver.commit([driver.record(folder)], f"records of {folder}")
 
 
 def _finished_run(root: Path, folder: str, level: str, method: str, seed: int, status: str = "ok") -> Job:
@@ -49,7 +80,7 @@ def _finished_run(root: Path, folder: str, level: str, method: str, seed: int, s
 def test_record_then_restore_in_a_fresh_checkout_is_a_reused_run(driver: Any, tmp_path: Path) -> None:
     job = _finished_run(tmp_path, "react-tuned", "react-tuned", "bot-grpo", 0)
     metrics = (job.run_dir / "metrics.jsonl").read_bytes()
-    driver.record("react-tuned")
+    _record_and_commit(driver, "react-tuned")
     assert driver.committed("react-tuned") == {("bot-grpo", 0)}
     shutil.rmtree(tmp_path / "runs")  # the next session's checkout: no runs/
 
@@ -84,7 +115,7 @@ def test_committed_leaves_out_failed_runs_and_a_missing_folder(driver: Any, tmp_
     assert driver.restore("math-tuned") == 0
     _finished_run(tmp_path, "react-tuned-others", "react-tuned", "dapo", 0, status="failed")
     _finished_run(tmp_path, "react-tuned-others", "react-tuned", "gspo", 0)
-    driver.record("react-tuned-others")
+    _record_and_commit(driver, "react-tuned-others")
     assert driver.committed("react-tuned-others") == {("gspo", 0)}
 
 
@@ -109,8 +140,14 @@ def test_a_run_finished_midway_through_a_command_is_committed_before_the_command
 
     monkeypatch.setattr(driver, "ORDER", [("react-tuned", ["bot-grpo"], [0])])
     monkeypatch.setattr(driver, "POLL_S", 0.2)
+    real_commit = driver.commit
     commits: list[str] = []
-    monkeypatch.setattr(driver, "commit", lambda paths, message: commits.append(message))
+
+    def commit(paths: list[Path], message: str) -> bool:
+        commits.append(message)
+        return real_commit(paths, message)
+
+    monkeypatch.setattr(driver, "commit", commit)
     job = _finished_run(tmp_path, "react-tuned", "react-tuned", "bot-grpo", 0)
     result = (job.run_dir / "bench_result.json").read_text(encoding="utf-8")
     (job.run_dir / "bench_result.json").unlink()
@@ -127,11 +164,82 @@ def test_a_run_finished_midway_through_a_command_is_committed_before_the_command
         "sys.exit(0)\n"
     )
     real_popen = subprocess.Popen
-    monkeypatch.setattr(
-        driver.subprocess, "Popen", lambda cmd, cwd: real_popen([sys.executable, "-c", script])
-    )
+    monkeypatch.setattr(driver.subprocess, "Popen", _bench_stand_in(real_popen, script))
     monkeypatch.setattr(sys, "argv", ["real_bench.py"])
     assert driver.main() == 0
     assert any("records after bot-grpo seed 0 (finished; the command goes on" in m for m in commits)
     assert "botgrpo bench exit 0" in commits[-1]
+    assert driver.committed("react-tuned") == {("bot-grpo", 0)}
+
+
+def test_a_refused_commit_is_named_and_tried_again(driver: Any, tmp_path: Path, monkeypatch, capsys) -> None:
+    """Issue 60 item 3: a stale .git/index.lock made the commit fail, the driver read the work tree, took the run
+    for committed and never committed it again (a fresh checkout then lost it); its message showed the pathspec
+    error. Now what is committed is read from git, and the message names the lock."""
+    monkeypatch.setattr(driver, "COMMIT_TRIES", 2)
+    _finished_run(tmp_path, "react-tuned", "react-tuned", "bot-grpo", 0)
+    lock = tmp_path / ".git" / "index.lock"
+    lock.write_text("", encoding="utf-8")
+    assert driver.commit([driver.record("react-tuned")], "records") is False
+    err = capsys.readouterr().err
+    assert "index.lock" in err and "pathspec" not in err, err
+    assert (tmp_path / "docs" / "results" / "real-react-tuned" / "metrics").is_dir()  # in the work tree
+    assert driver.committed("react-tuned") == set()  # but not in git: it is committed again
+    lock.unlink()
+    assert driver._commit_finished("react-tuned") is True
+    assert driver.committed("react-tuned") == {("bot-grpo", 0)}
+    assert _git(tmp_path, "status", "--porcelain", "--", "docs") == ""
+
+
+def test_sigterm_stops_the_bench_and_its_runs_and_commits_what_finished(
+    driver: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 60 item 27: SIGTERM to the driver left the bench, its job and workers running (6 processes) and their
+    records uncommitted. A stand-in bench (a real process) starts a run process that, like a run, takes a moment to
+    stop at a step boundary on SIGTERM; the driver passes the signal to the group, waits for both, commits the run
+    that finished before, and exits 143."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import threading
+
+    monkeypatch.setattr(driver, "ORDER", [("react-tuned", ["bot-grpo", "grpo"], [0])])
+    monkeypatch.setattr(driver, "POLL_S", 0.2)
+    _finished_run(tmp_path, "react-tuned", "react-tuned", "bot-grpo", 0)  # finished before the stop
+    pids = tmp_path / "pids"
+    run = (
+        "import os, pathlib, signal, sys, time\n"
+        "def stop(*a):\n"
+        "    time.sleep(0.5)  # the step ends, a checkpoint is saved\n"
+        f"    pathlib.Path({str(tmp_path / 'run-stopped')!r}).write_text('yes')\n"
+        "    sys.exit(143)\n"
+        "signal.signal(signal.SIGTERM, stop)\n"
+        "while True: time.sleep(0.1)\n"
+    )
+    bench = (
+        "import os, pathlib, subprocess, sys, time\n"
+        f"child = subprocess.Popen([sys.executable, '-c', {run!r}])\n"
+        f"pathlib.Path({str(pids)!r}).write_text(f'{{os.getpid()}} {{child.pid}}')\n"
+        "while True: time.sleep(0.1)\n"
+    )
+    real_popen = subprocess.Popen
+    monkeypatch.setattr(driver.subprocess, "Popen", _bench_stand_in(real_popen, bench))
+    monkeypatch.setattr(sys, "argv", ["real_bench.py"])
+
+    def send_when_started() -> None:
+        for _ in range(200):
+            if pids.is_file() and len(pids.read_text().split()) == 2:
+                break
+            threading.Event().wait(0.05)
+        threading.Event().wait(0.3)
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    before = signal.getsignal(signal.SIGTERM)
+    threading.Thread(target=send_when_started, daemon=True).start()
+    assert driver.main() == 128 + signal.SIGTERM
+    assert signal.getsignal(signal.SIGTERM) == before  # the driver's handler is gone again
+    for pid in map(int, pids.read_text().split()):
+        assert not driver._running(pid), pid  # neither the bench nor its run is left running
+    assert (tmp_path / "run-stopped").read_text() == "yes"  # the run stopped at its own pace, not killed
     assert driver.committed("react-tuned") == {("bot-grpo", 0)}
