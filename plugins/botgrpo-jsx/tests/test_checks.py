@@ -248,7 +248,7 @@ def test_keys_hover_events_and_the_fake_clock(scorer) -> None:
     }
     (v,) = _score(scorer, [(page, checks)])
     assert v.value == 1.0, _failed(v)
-    assert v.meta["checks_ms"] < 2000  # ten seconds of page time cost no wall time
+    assert v.meta["checks_ms"] < 5000  # twelve seconds of page time, and more, in much less wall time
 
 
 def test_fetch_answers_with_the_suites_json(scorer) -> None:
