@@ -22,6 +22,7 @@ from typing import Any
 import sympy
 
 from botgrpo_sympy import numberformat
+from botgrpo_sympy.answerforms import equation_sides, matrix_entries, same_digits_in_base
 from botgrpo_sympy.equality import Verdict, equal
 from botgrpo_sympy.limits import CHECK_FAILURES, LimitExceeded, Limits, Undefined, Unsupported
 from botgrpo_sympy.mathparse import parse_value
@@ -44,7 +45,7 @@ _MAX_ELEMENTS = 20
 
 @dataclass(frozen=True)
 class Answer:
-    kind: str  # scalar | tuple | set | interval | union
+    kind: str  # scalar | tuple | set | interval | union | matrix (items: rows) | equation (items: lhs - rhs)
     items: tuple[Any, ...]
     left_open: bool = False
     right_open: bool = False
@@ -120,11 +121,23 @@ def read_answer(text: str, limits: Limits) -> Answer:
         raise Unsupported("empty answer")
     if len(text) > limits.max_chars:
         raise LimitExceeded("length")
+    entries = matrix_entries(text)
+    if entries is not None:
+        # "\\begin{pmatrix} \\frac{1}{2} \\\\ 3 \\end{pmatrix}": entry by entry (issue 61)
+        return Answer("matrix", tuple(tuple(_scalar(clean(e), limits) for e in row) for row in entries))
     text, _ = scalar_text(text)  # "12 cm", "\\text{12 cm}": the unit word never changes the value
     # "x = 3" -> 3; "x \in [0, 1]" -> the interval
     m = re.match(r"^\s*[A-Za-z](?:_\{?\w+\}?)?\s*(?:=|\\in|∈)\s*(.+)$", text)
     if m and "=" not in m.group(1):
         text = m.group(1).strip()
+    else:
+        sides = equation_sides(text)
+        if sides is not None and re.fullmatch(r"[A-Za-z](?:_\{?\w+\}?)?", sides[1]):
+            text = sides[0]  # "2x + 3 = y" is "y = 2x + 3" (issue 61)
+        elif sides is not None:
+            # "x + y = 5": an equation, compared as one (its sides' difference, up to a constant factor)
+            difference = _expr(_scalar(sides[0], limits)) - _expr(_scalar(sides[1], limits))
+            return Answer("equation", (difference,))
     rel = re.match(r"^\s*([A-Za-z])\s*(<=|>=|<|>|\\leq?|\\geq?|≤|≥)\s*(.+)$", text)
     if rel:
         bound = _scalar(rel.group(3), limits)
@@ -190,8 +203,12 @@ class Comparer:
             if len(t.items) != 2 or not (i.left_open and i.right_open and t.left_open and t.right_open):
                 return 0.0
             return float(all(self.scalar_equal(x, y) for x, y in zip(t.items, i.items, strict=True)))
+        if "matrix" in (pred.kind, ref.kind):
+            return self._matrix(pred, ref)
         if pred.kind != ref.kind:
             return 0.0
+        if pred.kind == "equation":
+            return float(self.proportional(pred.items[0], ref.items[0]))
         if pred.kind == "scalar":
             return float(self.scalar_equal(pred.items[0], ref.items[0]))
         if pred.kind == "interval":
@@ -209,6 +226,40 @@ class Comparer:
         if size == 0:
             return 1.0
         return self._credit(matched, size)
+
+    def _matrix(self, pred: Answer, ref: Answer) -> float:
+        """A matrix against a matrix of its shape, entry by entry; a 1x1 matrix against a scalar, a row or a column
+        against a tuple (issue 61: a fraction inside a matrix environment against the plain fraction)."""
+        if pred.kind == ref.kind:
+            if [len(r) for r in pred.items] != [len(r) for r in ref.items]:
+                return 0.0
+            return float(
+                all(self.scalar_equal(x, y) for a, b in zip(pred.items, ref.items) for x, y in zip(a, b))
+            )
+        m, other = (pred, ref) if pred.kind == "matrix" else (ref, pred)
+        flat = [x for row in m.items for x in row]
+        if other.kind == "scalar" and len(flat) == 1:
+            return float(self.scalar_equal(flat[0], other.items[0]))
+        if other.kind == "tuple" and (len(m.items) == 1 or all(len(r) == 1 for r in m.items)):
+            if len(flat) != len(other.items):
+                return 0.0
+            return float(all(self.scalar_equal(x, y) for x, y in zip(flat, other.items)))
+        return 0.0
+
+    def proportional(self, a: Any, b: Any) -> bool:
+        """``a = 0`` and ``b = 0`` are one equation: ``b`` is a nonzero constant times ``a`` (``x + y - 5`` and
+        ``10 - 2x - 2y``). The factor is read at a random point, then checked as an identity."""
+        symbols = sorted(_expr(a).free_symbols | _expr(b).free_symbols, key=str)
+        for _ in range(4):
+            point = {s: Fraction(self.rng.randint(-9, 9), self.rng.randint(1, 5)) for s in symbols}
+            try:
+                va, vb = Evaluator(point, self.limits)(_expr(a)), Evaluator(point, self.limits)(_expr(b))
+            except _ERRORS:
+                return False
+            if isinstance(va, Fraction) and isinstance(vb, Fraction) and va != 0 and vb != 0:
+                factor = vb / va
+                return self.scalar_equal(_expr(a) * sympy.Rational(factor.numerator, factor.denominator), b)
+        return False
 
     def _credit(self, hits: int, size: int) -> float:
         if hits == size:
@@ -243,10 +294,15 @@ def _as_complex(v: Any) -> complex:
 
 def check_answer(params: AnswerParams, completion: str, reference: str) -> tuple[float, dict[str, Any]]:
     """Score one completion against its reference: ``(value, meta)``."""
-    completion, reference = numberformat.readable(completion), numberformat.readable(reference)  # "٧", "７" (issue 60)
+    completion, reference = (
+        numberformat.readable(completion),
+        numberformat.readable(reference),
+    )  # "٧", "７" (issue 60)
     piece = extract_answer(completion, params.answer_pattern)
     if piece is None:
         return params.unanswered, {"status": "no answer found"}
+    if same_digits_in_base(clean(piece.text), clean(reference)):  # "4210_{5}" against "4210" (issue 61)
+        return 1.0, {"status": "equal (the same digits, the base named)", "answer": piece.text[:200]}
     comparer = Comparer(params, piece.text + "\x00" + reference)
     try:
         ref = read_answer(reference, params.limits)

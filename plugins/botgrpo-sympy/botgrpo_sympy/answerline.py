@@ -22,7 +22,7 @@ from typing import Any
 from botgrpo_sympy.answer import read_answer
 from botgrpo_sympy.claimstate import StepState, copied_value_status, short, show
 from botgrpo_sympy.limits import UNREADABLE, Limits
-from botgrpo_sympy.numberformat import numbers_in, written_in_base
+from botgrpo_sympy.numberformat import fractions_in, numbers_in, rounds_to, written_in_base
 from botgrpo_sympy.numeval import Value, same
 
 #: "31 cents", "31¢": an answer in cents, compared with a result in dollars.
@@ -30,11 +30,15 @@ _CENTS = re.compile(r"(?i)\bcents?\b|¢")
 
 
 def written_in(value: Value, text: str) -> bool:
-    """Is ``value`` (or ``value`` percent) a number written in ``text``?"""
+    """Is ``value`` (or ``value`` percent) a number written in ``text``, a fraction written there (``\\frac{5}{12}``,
+    ``5/12``), or such a fraction rounded (``0.4167``)?"""
     if not isinstance(value, Fraction):
         return False
     written = numbers_in(text)
-    return value in written or value * 100 in written
+    if value in written or value * 100 in written:
+        return True
+    fractions = fractions_in(text)
+    return value in fractions or any(rounds_to(f, value) for f in fractions)
 
 
 def _copied(claim: str, state: StepState, reason: str) -> dict[str, Any]:

@@ -106,9 +106,22 @@ _NEW_CASE = re.compile(
 )
 
 
+#: A hypothesis: "If", "When $n$ is odd", "Suppose": what follows holds under it, not under the one before.
+_HYPOTHESIS = re.compile(r"(?i)\b(?:if|when|whenever|suppose|supposing|assume|assuming)\b")
+
+
+def opens_hypothesis(lead: str) -> bool:
+    """``lead`` opens a case (:func:`opens_case`) or a hypothesis ("When $n$ is odd, ...", "If ...")."""
+    return opens_case(lead) or bool(_HYPOTHESIS.search(lead[-40:]))
+
+
+#: A part or case marked "(ii)" or "(b)" at the start of a line (issue 61: "(ii) $2x - 1 = -7$" is the second case).
+_CASE_MARKER = re.compile(r"(?m)^[ \t]*\((?:i{1,3}|iv|vi{0,3}|ix|[a-h])\)[ \t]*\$?[ \t]*$")
+
+
 def opens_case(lead: str) -> bool:
     """``lead`` starts another case, so even an equation after it (not only ``x = 5``) leaves the old values."""
-    return bool(_NEW_CASE.search(lead[-40:]))
+    return bool(_NEW_CASE.search(lead[-40:]) or _CASE_MARKER.search(lead[-40:]))
 
 
 #: The text before a claim ends by opening LaTeX math: ``... since $`` / ``\\(``.

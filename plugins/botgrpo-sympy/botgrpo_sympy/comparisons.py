@@ -16,10 +16,10 @@ import sympy
 from botgrpo_sympy.claimstate import Side, show, to_fraction
 from botgrpo_sympy.claimtext import without_unit
 from botgrpo_sympy.equality import Outcome, Verdict, expandable, free_symbols
-from botgrpo_sympy.limits import LimitExceeded, Limits, Undefined, Unsupported
+from botgrpo_sympy.limits import CHECK_FAILURES, UNREADABLE, LimitExceeded, Limits, Undefined, Unsupported
 from botgrpo_sympy.mathparse import parse_value
 from botgrpo_sympy.numberformat import percent_label
-from botgrpo_sympy.numeval import Value, same
+from botgrpo_sympy.numeval import Evaluator, Value, same
 
 _DECIMAL = re.compile(r"^\s*-?\d*\.(\d+)\s*$")
 
@@ -113,6 +113,47 @@ def percent_label_holds(a: Side, b: Side, limits: Limits, accept_rounding: bool)
     return False
 
 
+#: "32/96 * 100%": a ratio written as a percent (the "%" names the unit of the result, it is not a hundredth).
+_TIMES_HUNDRED_PERCENT = re.compile(r"(?:[*×·]|\\cdot|\\times)\s*100\s*\\?%")
+_PERCENT_SIGN = re.compile(r"\\?%")
+
+
+def hundred_percent_holds(a: Side, b: Side, limits: Limits, accept_rounding: bool) -> bool:
+    """``32/96*100% = 33.333`` (or ``= 33.333%``): "times 100%" turns a ratio into a percent, so with every ``%``
+    read as a label the claim holds (issue 61: the literal reading, 1/3 against 33.333, refuted it)."""
+    if not (_TIMES_HUNDRED_PERCENT.search(a.text) or _TIMES_HUNDRED_PERCENT.search(b.text)):
+        return False
+    try:
+        left, right = (parse_value(_PERCENT_SIGN.sub("", s.text), limits) for s in (a, b))
+    except (Unsupported, LimitExceeded, Undefined):
+        return False
+    if not (isinstance(left, Fraction) and isinstance(right, Fraction)):
+        return False
+    plain_a, plain_b = Side(_PERCENT_SIGN.sub("", a.text), left), Side(_PERCENT_SIGN.sub("", b.text), right)
+    return left == right or (accept_rounding and rounded(plain_a, plain_b, left, right))
+
+
+#: A trigonometric function of a bare number ("\\sin 100", "sin(80)"): the number, to mark as degrees.
+_TRIG_OF_NUMBER = re.compile(
+    r"(\\?(?:sin|cos|tan|cot|sec|csc)(?:\^\{?\d\}?)?\s*(?:\\left)?[({]?\s*)(\d+(?:\.\d+)?)(?![\d.])"
+)
+
+
+def true_in_degrees(a: Side, b: Side, limits: Limits) -> bool:
+    """``\\sin 100 = \\sin 80``: false in radians, true with the angles read in degrees (the marks dropped): an
+    ambiguous reading (issue 61), never a refutation."""
+    if not (_TRIG_OF_NUMBER.search(a.text) or _TRIG_OF_NUMBER.search(b.text)):
+        return False
+    try:
+        left, right = (parse_value(_TRIG_OF_NUMBER.sub(r"\1\2°", s.text), limits) for s in (a, b))
+        if free_symbols(left, right):
+            return False
+        va, vb = (v if isinstance(v, Fraction) else Evaluator({}, limits)(v) for v in (left, right))
+    except (*UNREADABLE, *CHECK_FAILURES):
+        return False
+    return va is not None and vb is not None and same(va, vb)
+
+
 #: "5+3=8*2=16": the right side starts with the value of the left, then keeps calculating.
 _RUNNING = re.compile(r"\s*(\d+(?:\.\d+)?)\s*(?:[-+*/×÷·−–]|x\s)")
 
@@ -138,8 +179,12 @@ def other_readings(
         return Outcome(Verdict.TRUE, "rounded")
     if percent_label_holds(a, b, limits, accept_rounding):
         return Outcome(Verdict.TRUE, "arithmetic (the % sign as a label)")
+    if hundred_percent_holds(a, b, limits, accept_rounding):
+        return Outcome(Verdict.TRUE, "arithmetic (times 100% makes a percent)")
     if rewriting and running_calculation(a, b):
         return Outcome(Verdict.TRUE, "a running calculation (5+3 = 8, then 8*2 = 16)")
+    if true_in_degrees(a, b, limits):
+        return Outcome(Verdict.UNKNOWN, f"true with the angles in degrees ({outcome.reason})")
     return outcome
 
 

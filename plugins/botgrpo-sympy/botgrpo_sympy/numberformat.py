@@ -167,8 +167,37 @@ def _in_base(m: re.Match[str]) -> str:
     return str(int(digits, base))
 
 
+#: A decimal that does not end: "0.555...", "5.1666…", "0.142857142857\\ldots".
+_NON_TERMINATING = re.compile(r"(?<![\d.])(\d*)\.(\d+)\s?(?:\.\.\.+|…|\\[lc]?dots\b)")
+
+
+def repeating_decimal(whole: str, digits: str) -> Fraction | None:
+    """The value of ``whole.digits...`` when its digits end in a repeating block (one digit three times, or a block
+    of 2 to 6 digits twice: ``0.555``, ``0.1666``, ``0.142857142857``), else None (``3.14159...`` has no value)."""
+    for size in range(1, 7):
+        times = 3 if size == 1 else 2
+        block = digits[len(digits) - size :]
+        if len(digits) >= size * times and digits.endswith(block * times):
+            head = digits[: len(digits) - size * times]
+            while head.endswith(block):  # "0.5555": all of it repeats
+                head = head[: len(head) - size]
+            whole_part = Fraction(int(whole or "0"))
+            repeat = Fraction(int(head + block) - int(head or "0"), 10 ** len(head) * (10**size - 1))
+            return whole_part + repeat
+    return None
+
+
+def _non_terminating(m: re.Match[str]) -> str:
+    value = repeating_decimal(m.group(1), m.group(2))
+    if value is None:
+        return m.group()  # a decimal that does not end and does not repeat: no parser reads it (0)
+    return f"({value.numerator}/{value.denominator})"
+
+
 def normalize(text: str) -> str:
     """The number formats and signs of ``text`` rewritten in the parsers' ASCII forms."""
+    if "." in text or "…" in text or "dots" in text:
+        text = _NON_TERMINATING.sub(_non_terminating, text)  # "0.555..." is 5/9 (issue 61)
     if "_" in text:
         text = _BASE_NUMERAL.sub(_in_base, text)
     text = _DIVIDE_BY_FRACTION.sub(r"/(\1)", text)
@@ -204,6 +233,35 @@ def numbers_in(text: str, limit: int = 2000) -> set[Fraction]:
         if len(out) >= limit:
             break
     return out
+
+
+_FRACTION = re.compile(
+    r"\\[dt]?frac\s*\{\s*(-?\d{1,12})\s*\}\s*\{\s*(\d{1,12})\s*\}|(?<![\d.])(-?\d{1,12})\s*/\s*(\d{1,12})(?![\d.])"
+)
+
+
+def fractions_in(text: str, limit: int = 500) -> set[Fraction]:
+    """The values of the fractions written in ``text``: ``\\frac{5}{12}``, ``\\dfrac{5}{12}``, ``5/12``."""
+    out: set[Fraction] = set()
+    for m in _FRACTION.finditer(text):
+        p, q = (m.group(1), m.group(2)) if m.group(1) is not None else (m.group(3), m.group(4))
+        if int(q):
+            out.add(Fraction(int(p), int(q)))
+        if len(out) >= limit:
+            break
+    return out
+
+
+def rounds_to(exact: Fraction, shown: Fraction) -> bool:
+    """Is ``shown`` a decimal (2 to 6 places) that ``exact`` rounds or truncates to (``0.4167`` for 5/12)?"""
+    for places in range(2, 7):
+        scale = 10**places
+        if (shown * scale).denominator == 1 and shown in (
+            Fraction(round(exact * scale), scale),
+            Fraction(int(exact * scale), scale),
+        ):
+            return exact != shown
+    return False
 
 
 def percent_label(text: str) -> str | None:

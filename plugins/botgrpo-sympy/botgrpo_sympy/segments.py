@@ -132,6 +132,8 @@ _WORD_OK = frozenset(
     ]
 )
 _ELLIPSIS = re.compile(r"\.\.\.+|…")
+#: A decimal number just before the scanning position ("0.555" of "0.555..."), searched up to it.
+_DECIMAL_END = re.compile(r"(?<![\d.])\d*\.\d+$")
 _RUN_TOKEN = re.compile(
     r"""(?P<cmd>\\[A-Za-z]+|\\[{}])
       |(?P<num>{number})
@@ -157,17 +159,30 @@ def _runs(text: str, offset: int) -> list[Piece]:
     after_operator_word = False  # the run being built follows "mod", "choose", "half of"...
     last_word = ""
     word_before = ""  # what came before last_word: a word, or "#" after a run of math
+    paren = None  # (where the run's outermost open "(" is, where the run ended before it)
+    malformed: list[int] = []  # commas inside a number that are no thousands separators ("2,78.5")
 
     def close() -> None:
-        nonlocal start
-        if start is not None and not after_operator_word:
+        nonlocal start, paren
+        # a run touching a malformed numeral is not read: "2,78.5" is neither 2 nor 278.5 (issue 61)
+        spoiled = any(start is not None and start - 1 <= k <= last_end for k in malformed)
+        if start is not None and not after_operator_word and not spoiled:
             piece = _trimmed(text, start, last_end)
             if piece is not None:
                 runs.append(Piece(piece.text, piece.start + offset, piece.end + offset))
-        start = None
+        start, paren = None, None
 
     while pos < len(text):
         ellipsis = _ELLIPSIS.match(text, pos)
+        if (
+            ellipsis is not None
+            and start is not None
+            and last_end == pos
+            and _DECIMAL_END.search(text, max(0, pos - 80), pos)
+        ):
+            # "0.555...": a decimal that does not end is part of its number (numberformat reads the repeating ones)
+            last_end = pos = ellipsis.end()
+            continue
         if ellipsis is not None:
             # "1 + 2 + ... + 100 = 5050": what follows an ellipsis has lost its left part.
             close()
@@ -191,6 +206,10 @@ def _runs(text: str, offset: int) -> list[Piece]:
             # elsewhere it ends a clause ("x = 3, so y = 4").
             thousands = numberformat.comma_group_at(text, pos) and last_end == pos and start is not None
             math_token = depth > 0 or bool(thousands)
+            if not math_token and text[pos - 1 : pos].isdigit() and text[pos + 1 : pos + 2].isdigit():
+                malformed.append(pos)  # "2,78.5": a comma inside a number that groups no thousands
+        if kind == "op" and value == "(" and depth == 0 and start is not None:
+            paren = (m.start(), last_end)
         if kind == "op" and value in "({":
             depth += 1
         elif kind == "op" and value in ")}":
@@ -198,6 +217,9 @@ def _runs(text: str, offset: int) -> list[Piece]:
         if not math_token:
             if kind == "word":
                 word_before = "#" if start is not None else last_word
+            if kind == "word" and depth > 0 and paren is not None:
+                # "2.785 (approximately)": a remark in brackets after the math is no part of it (issue 61)
+                last_end = paren[1]
             close()
             depth = 0
             last_word = value.lower() if kind == "word" else ""
@@ -311,7 +333,9 @@ def _canonical_relation(rel: str) -> str:
 _BOLD = re.compile(r"(?:(?<=^)|(?<=[\s(]))\*\*(?=[A-Za-z])|(?<=[A-Za-z:.)])\*\*(?=\s|$|:)")
 #: A list marker at the start of a step or of a line inside it ("- ", "* ", "1. ", "(a) "; a "Step k:" block holds
 #: lines): not part of any claim ("- 3 * 4 = 12" is no -12).
-_LIST_MARKER = re.compile(r"^[ \t]*(?:[-*•][ \t]+|\d{1,2}[.)][ \t]+|\(?[a-zA-Z]\)[ \t]+)", re.MULTILINE)
+_LIST_MARKER = re.compile(
+    r"^[ \t]*(?:[-*•][ \t]+|\d{1,2}[.)][ \t]+|\(?(?:[a-zA-Z]|i{2,3}|iv|vi{1,3}|ix)\)[ \t]+)", re.MULTILINE
+)
 
 
 def _plain_dollars(text: str) -> str:

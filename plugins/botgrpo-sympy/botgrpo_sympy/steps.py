@@ -111,6 +111,7 @@ class StepChecker:
         self._step_start = 0
         self._step_index = 0
         self._answer_header = False  # the last step was a bare "# Answer" line
+        self._case_step: int | None = None  # the step that opened the latest case or hypothesis
         self._groups: list[
             tuple[int, int, list[dict[str, Any]]]
         ] = []  # the current step's claims and records
@@ -251,6 +252,8 @@ class StepChecker:
                 opens = claim.latex and claimtext.opens_math(lead)
                 lost_left = not opens and claimtext.may_have_lost_left_operand(lead, claim.sides[0].text)
                 new_case = claimtext.opens_case(lead)
+                if claimtext.opens_hypothesis(lead):
+                    self._open_case()
                 found = self._check_claim(claim, at_start, case or new_case, lost_left, new_case)
                 forget_angles(self.state, [side.text for side in claim.sides])
                 if claimtext.stated_false(lead, trail):
@@ -475,6 +478,8 @@ class StepChecker:
                 for symbol in both:
                     st.forget(symbol)
                 at_values = Outcome(Verdict.UNKNOWN, "")
+            if at_values.verdict is Verdict.FALSE and st.premises and self._other_branch(g):
+                return Outcome(Verdict.UNKNOWN, f"another case of the prompt's equation (false with {shown})")
             if at_values.verdict is not Verdict.UNKNOWN:
                 return Outcome(at_values.verdict, f"with {shown}: {at_values.reason}")
         systems: list[list[Any]] = []
@@ -500,6 +505,14 @@ class StepChecker:
             if constant is not None:  # "2(x + 3) = 2x + 5": no value of x makes it true
                 return Outcome(Verdict.FALSE, f"the sides differ by {show(constant)} for every value")
         if outcome.verdict is Verdict.UNKNOWN and identity_claim:
+            derived = not rewriting and any(
+                free_symbols(g) & free_symbols(eq) for system in systems for eq in system
+            )
+            if derived:  # "Squaring both sides, 4(x^2 + 1) = (x + 3)^2" after an equation in x with a root
+                # sign: an equation derived from one the checker cannot solve, or a wrong rewrite (issue 61); the
+                # lines after it are checked against it
+                self._record_equation(a, b, g)
+                return Outcome(Verdict.UNKNOWN, "an equation in letters of earlier equations, or a rewrite")
             return Outcome(
                 Verdict.FALSE, f"not an identity: the sides differ ({a.text[:40]} vs {b.text[:40]})"
             )
@@ -508,6 +521,28 @@ class StepChecker:
             # "x = -2") must still be checked against the equation both came from.
             self._record_equation(a, b, g)
         return outcome
+
+    def _open_case(self) -> None:
+        """A case or hypothesis opens in this step ("When $n$ is odd, ..."): the values found under the one before
+        (bound since its step, in earlier steps) no longer hold (issue 61: case 1's ``k = 5`` refuted case 2's
+        ``2k + 1 = 9``)."""
+        st, before = self.state, self._case_step
+        if before is not None and before < self._step_index:
+            for symbol in [
+                s for s, k in st.bound_at.items() if before <= k < self._step_index and s in st.env
+            ]:
+                st.forget(symbol)
+        self._case_step = self._step_index
+
+    def _other_branch(self, g: Any) -> bool:
+        """``2x - 1 = -7`` after ``x = 4`` was found from ``|2x - 1| = 7``: an equation whose solutions all solve an
+        equation of the prompt is another case of the problem, not a claim about the value found before."""
+        symbols = free_symbols(g)
+        for premise in self.state.premises:
+            shares = symbols & free_symbols(premise) and free_symbols(premise) <= symbols
+            if shares and implied([[g]], premise, self.limits, self.rng).verdict is Verdict.TRUE:
+                return True
+        return False
 
     def _rebind(self, symbol: sympy.Symbol, value: Fraction, g: Any) -> Outcome | None:
         """``x = 5`` when ``x`` carries another value: refuted only right after the equation that
