@@ -272,4 +272,42 @@ def answer_pairs(rng: random.Random) -> list[dict]:
     ]
     for gold, pred, label in issue40_heldout:
         add("issue40_heldout", gold, pred, label)
+    # Issue 61 (category "issue61"): answer forms held-out competition answers missed, written here: a numeral with
+    # its base against the bare digits, equations with other order or spacing, fractions in a matrix environment;
+    # and issue 60 item 11's digits of other scripts. Each with a false twin.
+    issue61 = [
+        ("4210", "4210_{5}", 1),
+        ("4210", "4210_5", 1),
+        ("4210", "4211_{5}", 0),
+        ("244_6", "244", 1),
+        ("244_6", "245", 0),
+        ("y = 2x + 3", "2x + 3 = y", 1),
+        ("y = 2x + 3", "y=3+2x", 1),
+        ("y = 2x + 3", "2x - 3 = y", 0),
+        ("x + y = 5", "y + x = 5", 1),
+        ("x + y = 5", "5 = x + y", 1),
+        ("x + y = 5", "2x + 2y = 10", 1),
+        ("x + y = 5", "x + y = 6", 0),
+        ("x - y = 1", "y - x = 1", 0),
+        ("\\frac{1}{2}", "\\begin{pmatrix} \\frac{1}{2} \\end{pmatrix}", 1),
+        (
+            "\\begin{pmatrix} 1/2 \\\\ 3 \\end{pmatrix}",
+            "\\begin{pmatrix} \\frac{1}{2} \\\\ 3 \\end{pmatrix}",
+            1,
+        ),
+        (
+            "\\begin{pmatrix} 1/2 \\\\ 3 \\end{pmatrix}",
+            "\\begin{pmatrix} \\frac{1}{3} \\\\ 3 \\end{pmatrix}",
+            0,
+        ),
+        ("\\begin{pmatrix} 2 & \\frac{3}{4} \\end{pmatrix}", "\\begin{bmatrix} 2 & 0.75 \\end{bmatrix}", 1),
+        ("\\begin{pmatrix} 2 & \\frac{3}{4} \\end{pmatrix}", "\\begin{bmatrix} 0.75 & 2 \\end{bmatrix}", 0),
+        ("\\frac{3}{4}", "\\left(\\begin{array}{c} \\frac{3}{4} \\end{array}\\right)", 1),
+        ("(1, 2)", "\\begin{pmatrix} 1 \\\\ 2 \\end{pmatrix}", 1),
+        ("7", "٧", 1),
+        ("12", "１２", 1),
+        ("7", "٨", 0),
+    ]
+    for gold, pred, label in issue61:
+        add("issue61", gold, pred, label)
     return pairs

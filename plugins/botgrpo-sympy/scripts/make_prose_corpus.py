@@ -215,6 +215,9 @@ def main() -> None:
     clean += read_hand(DATA / "competition_issue40_heldout.txt", "competition", "heldout", set="issue40")
     # its second held-out part, written after the fixes that followed the first's measurement (appended last)
     clean += read_hand(DATA / "competition_issue40_heldout2.txt", "competition", "heldout2", set="issue40")
+    # Issue 61: the families of false flags and misses on held-out competition solutions, written here with false
+    # twins (appended last, as above)
+    clean += read_hand(DATA / "competition_issue61.txt", "competition", set="issue61")
     records = []
     for k, record in enumerate(clean):
         if record["kind"] == "hand_twin":

@@ -131,8 +131,8 @@ def _holds(left: Fraction, right: Fraction, right_text: str) -> bool:
     if left == right:
         return True
     digits = re.search(r"\.(\d+)\s*%?\s*$", right_text.strip())
-    if digits:  # a rounded or truncated decimal (6.17 for 18.5 / 3)
-        scale = 10 ** len(digits.group(1))
+    if digits:  # a rounded or truncated decimal (6.17 for 18.5 / 3; 33.333% for 1/3: two more places)
+        scale = 10 ** (len(digits.group(1)) + (2 if right_text.strip().endswith("%") else 0))
         return right in (Fraction(round(left * scale), scale), Fraction(int(left * scale), scale))
     if right_text.strip().endswith("%"):  # "60/250 * 100 = 24%": the percent sign as a label
         return left == right * 100
