@@ -140,8 +140,7 @@ def _rewards_problem(path: str) -> str | None:
     """Why the rewards file would not load in the reward manager (as ``botgrpo validate`` checks it), or None."""
     from pathlib import Path
 
-    from botgrpo_core import RewardMixture
-    from botgrpo_core.config.errors import ConfigError
+    from botgrpo_core import ConfigError, RewardMixture
     from botgrpo_verl.reward_manager import _refuse_group_fills
 
     if not Path(path).is_file():
