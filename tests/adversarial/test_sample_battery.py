@@ -79,6 +79,29 @@ def test_outputs_that_cannot_be_written_are_refused_before_generating(tmp_path, 
         assert words in err and "Traceback" not in err and "sampling" not in err, err
 
 
+def test_a_read_only_folder_is_refused_before_generating(tmp_path, model_dir, capsys, monkeypatch) -> None:
+    """Item 12, a read-only mount: the probe file beside the output cannot be created (EROFS, as the kernel
+    answers on such a mount; the tests run as root, whom permissions do not stop, so the errno is injected at
+    os.open for that folder only)."""
+    import errno
+    import os
+
+    run, _ = _run(tmp_path, ROWS)
+    mount = tmp_path / "ro"
+    mount.mkdir()
+    real_open = os.open
+
+    def read_only(path, flags, *args, **kwargs):
+        if Path(path).parent == mount and flags & os.O_CREAT:
+            raise OSError(errno.EROFS, os.strerror(errno.EROFS), str(path))
+        return real_open(path, flags, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", read_only)
+    assert _sample(run, model_dir, mount / "out.jsonl") == 2
+    err = capsys.readouterr().err
+    assert "cannot write in" in err and "Read-only file system" in err and "sampling" not in err, err
+
+
 def test_a_failed_write_keeps_the_earlier_output_whole(tmp_path, model_dir, capsys, monkeypatch) -> None:
     """Item 2: the output is written to a temporary file and renamed: a full disk midway keeps the old rows."""
     run, _ = _run(tmp_path, ROWS)
