@@ -37,16 +37,37 @@ REWARDS = {
 ENV = {**os.environ, "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false", "PYTHONWARNINGS": "ignore"}
 
 
-def test_a_module_imported_before_verl_gets_the_dense_agent_loop() -> None:
+PROBE = (
+    "import botgrpo_verl.reward_manager\n"
+    "from botgrpo_verl import agent_loop\n"
+    "from verl.trainer.ppo.core_algos import ADV_ESTIMATOR_REGISTRY\n"
+    "print('active', agent_loop.active(), 'botgrpo_bot' in ADV_ESTIMATOR_REGISTRY)\n"
+)
+
+
+@pytest.fixture(scope="module")
+def fresh(tmp_path_factory: pytest.TempPathFactory) -> dict[str, subprocess.Popen[str]]:
+    """The two fresh interpreters these tests need (each mostly `import verl`), started together."""
+    folder = tmp_path_factory.mktemp("launch")
+    bad = folder / "bad.yaml"
+    bad.write_text("rewards:\n  signals: [{name: core.nope}]\n", encoding="utf-8")
+    trainer = [
+        sys.executable, "-m", "verl.trainer.main_ppo", "algorithm.adv_estimator=botgrpo_typo",
+        "reward.reward_manager.name=botgrpo", f"+reward.reward_kwargs.botgrpo_rewards={bad}",
+    ]  # fmt: skip
+    pipes = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE, "text": True, "env": ENV}
+    return {
+        "probe": subprocess.Popen([sys.executable, "-c", PROBE], **pipes),
+        "trainer": subprocess.Popen(trainer, cwd=folder, **pipes),
+        "folder": folder,  # type: ignore[dict-item]
+    }
+
+
+def test_a_module_imported_before_verl_gets_the_dense_agent_loop(fresh) -> None:
     """Item 9: `import botgrpo_verl.reward_manager` before verl was a circular import: the dense agent loop was not
     installed and the manager then refused with "install verl 0.9.1" on verl 0.9.1."""
-    probe = (
-        "import botgrpo_verl.reward_manager\n"
-        "from botgrpo_verl import agent_loop\n"
-        "from verl.trainer.ppo.core_algos import ADV_ESTIMATOR_REGISTRY\n"
-        "print('active', agent_loop.active(), 'botgrpo_bot' in ADV_ESTIMATOR_REGISTRY)\n"
-    )
-    done = subprocess.run([sys.executable, "-c", probe], env=ENV, capture_output=True, text=True, timeout=300)
+    out, err = fresh["probe"].communicate(timeout=300)
+    done = subprocess.CompletedProcess([], fresh["probe"].returncode, out, err)
     assert done.returncode == 0, done.stderr[-3000:]
     assert "active True True" in done.stdout, done.stdout + done.stderr[-3000:]
     assert "circular import" not in done.stderr and "failed to load" not in done.stderr, done.stderr[-3000:]
@@ -96,25 +117,20 @@ def test_launch_problems_name_the_override_and_the_fix(tmp_path: Path) -> None:
     assert "maybe" in plugin.launch_problems([f"+reward.reward_kwargs.{SCALAR_FALLBACK_KEY}=maybe"])[0]
 
 
-def test_verls_trainer_refuses_them_before_anything_starts(tmp_path: Path) -> None:
+def test_verls_trainer_refuses_them_before_anything_starts(fresh) -> None:
     """Item 28: `algorithm.adv_estimator=botgrpo_typo` failed after 2-3 minutes (Ray, workers and vLLM up) with
     verl's message and no list of the botgrpo names; a malformed rewards file only after ~145 s. Now verl's own
     `python -m verl.trainer.main_ppo` exits 2 while it imports verl, both named, Ray never started."""
-    bad = tmp_path / "bad.yaml"
-    bad.write_text("rewards:\n  signals: [{name: core.nope}]\n", encoding="utf-8")
-    command = [
-        sys.executable, "-m", "verl.trainer.main_ppo", "algorithm.adv_estimator=botgrpo_typo",
-        "reward.reward_manager.name=botgrpo", f"+reward.reward_kwargs.botgrpo_rewards={bad}",
-    ]  # fmt: skip
     began = time.perf_counter()
-    done = subprocess.run(command, cwd=tmp_path, env=ENV, capture_output=True, text=True, timeout=300)
+    out, err = fresh["trainer"].communicate(timeout=300)
+    done = subprocess.CompletedProcess([], fresh["trainer"].returncode, out, err)
     assert done.returncode == 2, done.stderr[-3000:]
     errors = [line for line in done.stderr.splitlines() if line.startswith("error: botgrpo-verl:")]
     assert len(errors) == 2, done.stderr[-3000:]
     assert "botgrpo_typo is not a botgrpo estimator" in errors[0] and "botgrpo_bot" in errors[0]
     assert "unknown signal 'core.nope'" in errors[1]
-    assert "Ray" not in done.stderr + done.stdout and not (tmp_path / "outputs").exists()
-    print(f"refused in {time.perf_counter() - began:.0f} s (importing verl)")
+    assert "Ray" not in done.stderr + done.stdout and not (fresh["folder"] / "outputs").exists()
+    print(f"refused {time.perf_counter() - began:.0f} s after the previous test (both import verl at once)")
 
 
 def test_the_examples_usage_line_names_commands_that_exist() -> None:
