@@ -163,6 +163,9 @@ def test_training_logs_one_vocabulary_and_the_scorers_metrics(tmp_path, plugin_m
             ),
             "signals/test_arith.steps/spans_per_sample",
             "signals/test_arith.steps/clamped_frac",
+            # uncovered: group_mean (the default): the fill's figures
+            "signals/test_arith.steps/covered_frac",
+            "signals/test_arith.steps/uncovered_fill",
             *(
                 f"signals/{n}/{s}"
                 for n in ("test_meter.digits", "test_meter.broken")
@@ -176,3 +179,5 @@ def test_training_logs_one_vocabulary_and_the_scorers_metrics(tmp_path, plugin_m
     # the progress bar shows the estimator's no-signal share, not outcome ties
     bar = capsys.readouterr().err
     assert f"no-signal={train[-1]['groups/no_signal_frac']:.2f}" in bar and "zero-spread" not in bar
+    # and the share of groups whose outcomes are all equal (only the local signals move the policy there)
+    assert f"outcome-flat={train[-1]['groups/outcome_zero_spread_frac']:.2f}" in bar

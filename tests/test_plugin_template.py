@@ -123,7 +123,8 @@ def test_installed_template_plugin_end_to_end(installed: Path, tmp_path: Path) -
     ]
     samples = json.loads(scored.stdout)["samples"]
     assert len(samples) == len(rows)
-    for sample, row in zip(samples, rows):
+    found = []
+    for row in rows:
         text = row["completion"]
         coverage = float(all(k.lower() in text.lower() for k in row["keywords"]))  # one keyword per row
         spans = []  # whole-word, case-insensitive occurrences, found with str.find
@@ -137,9 +138,22 @@ def test_installed_template_plugin_end_to_end(installed: Path, tmp_path: Path) -
                     spans.append((start, end, text[start:end]))
                 start = text.lower().find(word, start + 1)
         banned = [0.0] * len(text)
+        covered = [False] * len(text)
         for start, end, _ in spans:
             banned[start:end] = [-0.5] * (end - start)
-        expected = [1.0 * 2.0 * coverage + 0.5 * b for b in banned]
+            covered[start:end] = [True] * (end - start)
+        found.append((coverage, spans, banned, covered))
+    # uncovered: group_mean (the default): a token no banned word covers gets its group's (same prompt's)
+    # length-weighted mean verdict over covered tokens, m_g = sum_i (1/L_i) sum_t C S / sum_i (1/L_i) sum_t C
+    fill: dict[str, float] = {}
+    for prompt in {r["prompt"] for r in rows}:
+        mine = [f for r, f in zip(rows, found) if r["prompt"] == prompt]
+        num = sum(sum(b for b, c in zip(f[2], f[3]) if c) / len(f[2]) for f in mine)
+        den = sum(sum(f[3]) / len(f[2]) for f in mine)
+        fill[prompt] = num / den if den else 0.0
+    for sample, row, (coverage, spans, banned, covered) in zip(samples, rows, found):
+        local = [b if c else fill[row["prompt"]] for b, c in zip(banned, covered)]
+        expected = [1.0 * 2.0 * coverage + 0.5 * v for v in local]
         assert sample["signals"]["template.keyword_coverage"]["value"] == coverage
         assert sample["token_rewards"] == pytest.approx(expected, abs=1e-6)
         got = [

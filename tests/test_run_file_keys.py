@@ -149,7 +149,7 @@ def test_report_to_peft_and_a_file_signal_in_one_real_run(signal_file: Path, tmp
 
     data = _run(
         tmp_path,
-        DIGITS,
+        {**DIGITS, "uncovered": "zero"},  # +1-only: centred at its group's mean it would give no token credit
         model={"peft": {"r": 4, "alpha": 8, "dropout": 0.0, "target_modules": ["q_proj", "v_proj"]}},
         training={"report_to": "tensorboard"},
     )

@@ -93,7 +93,13 @@ def test_trl_loss_matches_token_level_surrogate(aggregation, tmp_path, arith_plu
     data = run_dict(
         tmp_path,
         algorithm={"preset": "bot-grpo", "aggregation": aggregation, "eps_low": 0.2, "eps_high": 0.28},
-        rewards={"signals": [{"name": "test_arith.digits"}, {"name": "test_arith.digit_spans"}]},
+        # uncovered: zero: a +1-only span signal centred at its group's mean would give every token one value
+        rewards={
+            "signals": [
+                {"name": "test_arith.digits"},
+                {"name": "test_arith.digit_spans", "uncovered": "zero"},
+            ]
+        },
         training={"prompts_per_step": 3, "group_size": 4, "max_new_tokens": 16},
     )
     trainer, _, rows = build_trainer(parse(data))

@@ -362,10 +362,13 @@ class DigitRuns:
 
 def digit_runs_mixture(low: float = 0.0, **rewards: Any) -> Any:
     """A ``RewardMixture`` of one local signal, ``test.digit_runs`` (:class:`DigitRuns`, declared bounds
-    ``(low, 1)``), on a plugin manager of its own; ``rewards`` are the section's other keys (alpha, beta...)."""
+    ``(low, 1)``), on a plugin manager of its own; ``rewards`` are the section's other keys (alpha, beta...).
+    Its uncovered tokens get 0 (``uncovered: zero``): centred at its group's mean, a +1-only signal would give
+    every token of a group one value, and these tests are about per-token credit."""
     from botgrpo_core import RewardMixture
     from botgrpo_core.signals.manager import PluginManager, register_signal
 
     manager = PluginManager(entry_points=[])
     register_signal(SignalSpec("test.digit_runs", "local", (low, 1.0), DigitRuns), manager=manager)
-    return RewardMixture.from_dict({**rewards, "signals": [{"name": "test.digit_runs"}]}, manager=manager)
+    signal = {"name": "test.digit_runs", "uncovered": "zero"}
+    return RewardMixture.from_dict({**rewards, "signals": [signal]}, manager=manager)
