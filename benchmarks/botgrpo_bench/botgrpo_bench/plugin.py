@@ -95,7 +95,7 @@ def botgrpo_register_signals(register: Callable[[SignalSpec], None]) -> None:
             "one that compiles",
         )
     )
-    from botgrpo_bench.react_cascade import CascadeParams, make_cascade
+    from botgrpo_bench.react_cascade import CascadeParams, cascade_gap, make_cascade
 
     register(
         SignalSpec(
@@ -106,9 +106,10 @@ def botgrpo_register_signals(register: Callable[[SignalSpec], None]) -> None:
             params_model=CascadeParams,
             required_fields=("checks",),
             own_pool=True,  # jsx.checks' render processes: workers/timeout_s/memory_mb come from the signal level
-            description="react-requests: a gate cascade, 0 without compiling code; compile_credit when it compiles "
-            "and is not trivial, + render_credit when it renders; + the rest x the share of the row's checks "
-            "passed (jsx.checks)",
+            gap=cascade_gap,
+            description="react-requests: a gate cascade, 0 for a page without substance (elements and logic); "
+            "attempt_credit for one with substance, + compile_credit when it compiles, + render_credit when it "
+            "renders; + the rest x the share of the row's checks passed (jsx.checks)",
         )
     )
     register(

@@ -46,7 +46,8 @@ def test_truth_correct_pages_pass_twins_fail_trivial_pages_score_zero() -> None:
 
 
 def test_the_gate_cascade_pays_nothing_for_a_trivial_page() -> None:
-    """bench.react_cascade with its default credits (0.15 compile, 0.15 render, 0.7 x the check share)."""
+    """bench.react_cascade with its default credits (0.15 substance, 0.15 compile, 0.15 render, 0.55 x the check
+    share): an honest page with a typo (substance, no compile) out-ranks every trivial page (issue 56)."""
     from botgrpo_jsx import nodeenv
 
     if nodeenv.unavailable_reason() is not None:
@@ -61,22 +62,22 @@ def test_the_gate_cascade_pays_nothing_for_a_trivial_page() -> None:
     )
     trivial = trivial_pages("Counter")
     pages = [
-        fenced(case.code),  # every check: 0.15 + 0.15 + 0.7
+        fenced(case.code),  # every check: 0.15 + 0.15 + 0.15 + 0.55
         fenced(case.twin_code),  # decrease does nothing: 3 of 4 checks
-        fenced(crash),  # compiles, has substance, throws when it renders: the compile credit only
+        fenced(crash),  # compiles, has substance, throws when it renders: the substance and compile credits
         trivial["null"],
         trivial["shortcut"],  # round 4's collapsed page: one element
-        trivial["padding"],  # twenty <p>0</p>: not trivial by the count, passes no check: the credits only
-        fenced(case.code.replace("</div>\n  );", "</div\n  );")),  # does not compile
+        trivial["padding"],  # twenty <p>0</p>: elements but no logic, passes no check: nothing
+        fenced(case.code.replace("</div>\n  );", "</div\n  );")),  # does not compile: the substance credit
     ]
     scorer = make_cascade(CascadeParams(workers=0))
     try:
         values = scorer.score([Sample("", p, row={"checks": react_checks("react-001")}) for p in pages])
     finally:
         scorer.close()
-    assert [round(v.value, 3) for v in values] == [1.0, 0.825, 0.15, 0.0, 0.0, 0.3, 0.0]
-    stages = ["renders", "renders", "compiles", "trivial", "trivial", "renders", "does not compile"]
+    assert [round(v.value, 4) for v in values] == [1.0, 0.8625, 0.3, 0.0, 0.0, 0.0, 0.15]
+    stages = ["renders", "renders", "compiles", "trivial", "trivial", "trivial", "does not compile"]
     assert [v.meta["stage"] for v in values] == stages
     assert "decrease" in values[1].meta["failed"]
     with pytest.raises(ValueError, match="must be below 1"):
-        CascadeParams(compile_credit=0.5, render_credit=0.5)
+        CascadeParams(compile_credit=0.5, render_credit=0.4)
