@@ -3,7 +3,8 @@
 ``data/react_check_truth.yaml`` holds, for some requests of the prompt set, a correct component written for
 this project (``code``) and its wrong-but-compiling twin, made from it by exact replacements (``twin.replace``:
 each ``[old, new]`` must occur once) and named by its family (``twin.family``: a missing button, a handler
-that changes nothing, a list without its items, ...). The trivial pages (:func:`trivial_pages`) are the same
+that changes nothing, a list without its items, ...), and for some requests other correct pages (``also``)
+written in another style after the checks were fixed, which count as correct pages too. The trivial pages (:func:`trivial_pages`) are the same
 for every request: nothing, one element, the round-4 shortcut (one heading with the component's name, ~20
 tokens), a heading in a div and twenty ``<p>0</p>`` in a div.
 
@@ -40,6 +41,9 @@ class TruthCase:
     code: str
     twin_family: str
     twin_code: str
+    #: other correct pages of the request, written in another style after the checks (a class component,
+    #: other labels, a form without <form>): a check that rejects them is too narrow
+    alternatives: tuple[str, ...] = ()
 
 
 def fenced(code: str) -> str:
@@ -63,7 +67,7 @@ def truth_cases() -> tuple[TruthCase, ...]:
                     f"{_FILE} {row_id}: twin replacement {old!r} occurs {twin_code.count(old)} times"
                 )
             twin_code = twin_code.replace(old, new)
-        out.append(TruthCase(row_id, code, str(twin["family"]), twin_code))
+        out.append(TruthCase(row_id, code, str(twin["family"]), twin_code, tuple(case.get("also", ()))))
     return tuple(out)
 
 
@@ -136,12 +140,15 @@ def evaluate(
     for case in chosen:
         pages.append((case.id, "correct", "", fenced(case.code)))
         pages.append((case.id, "twin", case.twin_family, fenced(case.twin_code)))
+        for n, code in enumerate(case.alternatives):
+            pages.append((case.id, "correct", f"also-{n + 1}", fenced(code)))
     if trivial:
         for row_id in sorted(trivial_ids or (requests if ids is None else ids)):
             for kind, page in trivial_pages(component_name(requests[row_id]["request"])).items():
                 pages.append((row_id, "trivial", kind, page))
     results = _score(pages, parallel)
-    correct = [r for r in results if r["kind"] == "correct"]
+    correct = [r for r in results if r["kind"] == "correct" and not r["family"]]
+    others = [r for r in results if r["kind"] == "correct" and r["family"]]
     twins = [r for r in results if r["kind"] == "twin"]
     trivials = [r for r in results if r["kind"] == "trivial"]
     heldout = {r["id"] for r in load_react_prompts("heldout")}
@@ -151,6 +158,8 @@ def evaluate(
         "heldout_requests": sum(c.id in heldout for c in chosen),
         "correct_pass": sum(r["value"] == 1.0 for r in correct),
         "correct": len(correct),
+        "alternatives_pass": sum(r["value"] == 1.0 for r in others),
+        "alternatives": len(others),
         "twins_fail": sum(r["value"] is not None and r["value"] < 1.0 for r in twins),
         "twins": len(twins),
         "trivial_zero": sum(r["value"] == 0.0 for r in trivials),
@@ -230,7 +239,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(
         f"requests {report['requests']} ({report['heldout_requests']} held out): correct pages passing all "
         f"checks {report['correct_pass']}/{report['correct']}, twins failing one or more "
-        f"{report['twins_fail']}/{report['twins']}, trivial pages at 0 {report['trivial_zero']}/{report['trivial']}"
+        f"{report['twins_fail']}/{report['twins']}, trivial pages at 0 {report['trivial_zero']}/{report['trivial']}; "
+        f"other correct pages (another style) passing {report['alternatives_pass']}/{report['alternatives']}"
     )
     print(
         f"checks per page (correct and twins): median {report['checks_ms_median']} ms, max "

@@ -87,7 +87,7 @@ class ChecksScorer:
             if isinstance(reply, SampleError) or not reply.get("ok"):
                 out[i] = self._value(suite, "does not compile", [])
                 continue
-            props = suite.props if suite.props is not None else self.renderer._props(samples[i], views[i])
+            props = self._render_props(suite, samples[i], views[i])
             request = {
                 "code": reply["code"],
                 "props": props,
@@ -113,6 +113,15 @@ class ChecksScorer:
                 status = "rendered" if "stopped" not in reply else f"rendered; stopped: {reply['stopped']}"
                 out[i] = self._value(suite, status, reply.get("check_results") or [])
         return [o for o in out if o is not None]
+
+    def _render_props(self, suite: CheckSuite, sample: Sample, view: Any) -> Any:
+        """The props of the first render: the suite's, else its first check's own (a suite whose every check
+        brings props: the component may not render without them), else the row's or synthesised ones."""
+        if suite.props is not None:
+            return suite.props
+        if suite.checks[0].props is not None:
+            return suite.checks[0].props
+        return self.renderer._props(sample, view)
 
     def _value(self, suite: CheckSuite, status: str, results: list[dict[str, Any]]) -> Value:
         """The value and its meta from the harness's per-check results (a check without one failed)."""

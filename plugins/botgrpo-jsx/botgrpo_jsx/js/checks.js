@@ -203,8 +203,9 @@ function describe(sel) {
   for (const [k, v] of Object.entries(sel.attrs || {})) bits.push(`[${k}=/${v}/]`);
   return bits.join(" ");
 }
-function find(sel, container, document) {
-  let els = all(container, sel.tag ? sel.tag : "*");
+function find(sel, container, document, root = null) {
+  // `root`, the React root's own <div>, is the page's frame, not one of its elements
+  let els = all(container, sel.tag ? sel.tag : "*").filter((el) => el !== root);
   if (sel.role) {
     const test = ROLES[sel.role];
     els = test ? els.filter(test) : [];
@@ -233,8 +234,8 @@ function find(sel, container, document) {
   return els;
 }
 // What a selector could have meant: the elements of its role or tag on the page, by name.
-function around(sel, container, document) {
-  const similar = find({ role: sel.role, tag: sel.tag }, container, document);
+function around(sel, container, document, root = null) {
+  const similar = find({ role: sel.role, tag: sel.tag }, container, document, root);
   const names = similar.slice(0, 6).map((el) => JSON.stringify(nameOf(el, container, document).slice(0, 40)));
   const kind = sel.role || (sel.tag ? "<" + sel.tag + ">" : "element");
   return similar.length ? ` (${similar.length} ${kind} on the page: ${names.join(", ")})` : ` (no ${kind} on the page)`;
@@ -270,6 +271,8 @@ class NotFound extends CheckFailed {}
 
 function makeRunner(env) {
   const { React, window, document, realTimers, clock } = env;
+  // what a user sees: the whole body (the page's root and what it portals out of it)
+  const view = document.body;
   const act = React.act;
 
   const event = (type, extra = {}) => {
@@ -309,19 +312,19 @@ function makeRunner(env) {
   for (const k of ["clientY", "pageY", "screenY", "y", "offsetY"]) pointer[k] = 59;
 
   const one = (sel, what) => {
-    const els = find(sel, env.container, document);
+    const els = find(sel, view, document, env.container);
     const el = els[sel.nth || 0];
-    if (!el) throw new NotFound(`${what}: no ${describe(sel)}${sel.nth ? ` number ${sel.nth + 1}` : ""}` + around(sel, env.container, document));
+    if (!el) throw new NotFound(`${what}: no ${describe(sel)}${sel.nth ? ` number ${sel.nth + 1}` : ""}` + around(sel, view, document, env.container));
     return el;
   };
   const disabled = (el) => {
-    for (let e = el; e && e !== env.container; e = e.parentNode) {
+    for (let e = el; e && e !== view; e = e.parentNode) {
       if (e.nodeType === 1 && hasAttr(e, "disabled") && (e === el || e.tagName === "FIELDSET")) return true;
     }
     return false;
   };
   const formOf = (el) => {
-    for (let e = el; e && e !== env.container.parentNode; e = e.parentNode) if (e.tagName === "FORM") return e;
+    for (let e = el; e && e !== view.parentNode; e = e.parentNode) if (e.tagName === "FORM") return e;
     return null;
   };
   const isSubmitter = (el) =>
@@ -398,7 +401,7 @@ function makeRunner(env) {
       }
       const re = regex("^(?:" + String(value) + ")$");
       const pick = options.find((o) => re.test(attr(o, "value") ?? o.textContent)) ||
-        options.find((o) => re.test(textOf(o, env.container) || o.textContent));
+        options.find((o) => re.test(textOf(o, view) || o.textContent));
       if (!pick) {
         const names = options.map((o) => JSON.stringify(attr(o, "value") ?? o.textContent)).join(", ");
         throw new CheckFailed(`change: no option /${value}/ in the select (options: ${names || "none"})`);
@@ -451,10 +454,10 @@ function makeRunner(env) {
     else if (step.change) await change(one(step.change, "change"), step.value);
     else if (step.submit !== undefined) {
       const bare = !step.submit || Object.keys(step.submit).length === 0;
-      if (bare && find({ role: "form" }, env.container, document).length === 0) {
+      if (bare && find({ role: "form" }, view, document, env.container).length === 0) {
         // a form without a <form>: its button does the submitting
-        const button = find({ role: "button", label: SUBMIT_LABEL }, env.container, document)[0];
-        if (!button) throw new NotFound("submit: no form, and no button named /" + SUBMIT_LABEL + "/" + around({ role: "button" }, env.container, document));
+        const button = find({ role: "button", label: SUBMIT_LABEL }, view, document, env.container)[0];
+        if (!button) throw new NotFound("submit: no form, and no button named /" + SUBMIT_LABEL + "/" + around({ role: "button" }, view, document, env.container));
         await click(button);
         return;
       }
@@ -463,7 +466,7 @@ function makeRunner(env) {
       if (submitter) await click(submitter);
       else await dispatch(form, event("submit"));
     } else if (step.key) {
-      const el = step.target ? one(step.target, "key") : document.activeElement && document.activeElement !== document.body ? document.activeElement : env.container.firstElementChild || document.body;
+      const el = step.target ? one(step.target, "key") : document.activeElement && document.activeElement !== document.body ? document.activeElement : view.firstElementChild || document.body;
       await key(el, step.key, { shiftKey: Boolean(step.shift), ctrlKey: Boolean(step.ctrl), metaKey: false });
     } else if (step.hover) {
       const el = one(step.hover, "hover");
@@ -511,41 +514,41 @@ function makeRunner(env) {
 
   // The page's state an expectation compares with: counts and text before the actions.
   function snapshot(check) {
-    const before = { text: textOf(env.container, env.container), html: String(env.container.innerHTML), counts: [] };
+    const before = { text: textOf(view, view), html: String(view.innerHTML), counts: [] };
     before.contents = [];
     for (const e of check.expect || []) {
       const sel = e.count || e.appears || e.disappears;
-      before.counts.push(sel ? find(sel, env.container, document).length : 0);
+      before.counts.push(sel ? find(sel, view, document, env.container).length : 0);
       before.contents.push(e.content_changes ? contentOf(e.content_changes) : null);
     }
     return before;
   }
 
   // the text of the elements a selector finds, in order
-  const contentOf = (sel) => find(sel, env.container, document).map((el) => textOf(el, env.container)).join(" | ");
+  const contentOf = (sel) => find(sel, view, document, env.container).map((el) => textOf(el, view)).join(" | ");
 
   function test(e, before, index) {
-    const page = () => textOf(env.container, env.container);
+    const page = () => textOf(view, view);
     if (e.any) {
       const whys = e.any.map((sub) => test(sub, before, null));
       if (whys.every((w) => w !== null)) return "none of: " + whys.join("; or ");
     } else if (e.exists) {
-      const n = find(e.exists, env.container, document).length;
+      const n = find(e.exists, view, document, env.container).length;
       const min = e.min ?? 1;
       if (n < min || (e.max !== undefined && e.max !== null && n > e.max)) {
         const want = e.max === undefined || e.max === null ? `at least ${min}` : e.max === min ? `${min}` : `${min}-${e.max}`;
-        return `expected ${want} ${describe(e.exists)}, found ${n}` + (n ? "" : around(e.exists, env.container, document));
+        return `expected ${want} ${describe(e.exists)}, found ${n}` + (n ? "" : around(e.exists, view, document, env.container));
       }
     } else if (e.absent) {
-      const n = find(e.absent, env.container, document).length;
+      const n = find(e.absent, view, document, env.container).length;
       if (n) return `expected no ${describe(e.absent)}, found ${n}`;
     } else if (e.text !== undefined) {
       if (!regex(e.text).test(page())) return `no text /${e.text}/ on the page: ${JSON.stringify(page().slice(0, 160))}`;
     } else if (e.shown !== undefined) {
-      const text = textOf(env.container, env.container, false);
+      const text = textOf(view, view, false);
       if (!regex(e.shown).test(text)) return `no text /${e.shown}/ outside the fields: ${JSON.stringify(text.slice(0, 160))}`;
     } else if (e.not_shown !== undefined) {
-      const m = regex(e.not_shown).exec(textOf(env.container, env.container, false));
+      const m = regex(e.not_shown).exec(textOf(view, view, false));
       if (m) return `text /${e.not_shown}/ is shown outside the fields: ${JSON.stringify(m[0].slice(0, 60))}`;
     } else if (e.no_text !== undefined) {
       const m = regex(e.no_text).exec(page());
@@ -558,22 +561,22 @@ function makeRunner(env) {
     } else if (e.no_number !== undefined && e.no_number !== null) {
       if (numbers(page()).some((x) => Math.abs(x - e.no_number) <= (e.tol ?? 1e-9))) return `the number ${e.no_number} is on the page`;
     } else if (e.count) {
-      const n = find(e.count, env.container, document).length;
+      const n = find(e.count, view, document, env.container).length;
       const was = before.counts[index];
       if (n - was !== e.change) return `${describe(e.count)}: ${was} -> ${n}, expected a change of ${e.change > 0 ? "+" : ""}${e.change}`;
     } else if (e.appears) {
-      const n = find(e.appears, env.container, document).length;
+      const n = find(e.appears, view, document, env.container).length;
       if (before.counts[index] > 0 || n === 0) return `${describe(e.appears)} did not appear (${before.counts[index]} -> ${n})`;
     } else if (e.disappears) {
-      const n = find(e.disappears, env.container, document).length;
+      const n = find(e.disappears, view, document, env.container).length;
       if (before.counts[index] === 0 || n > 0) return `${describe(e.disappears)} did not disappear (${before.counts[index]} -> ${n})`;
     } else if (e.content_changes) {
       const now = contentOf(e.content_changes);
       if (now === before.contents[index]) return `the text of ${describe(e.content_changes)} did not change: ${JSON.stringify(now.slice(0, 120))}`;
     } else if (e.html_changes) {
-      if (String(env.container.innerHTML) === before.html) return "the page did not change (its elements, attributes and text are as before)";
+      if (String(view.innerHTML) === before.html) return "the page did not change (its elements, attributes and text are as before)";
     } else if (e.html_same) {
-      if (String(env.container.innerHTML) !== before.html) return "the page changed (its elements, attributes or text)";
+      if (String(view.innerHTML) !== before.html) return "the page changed (its elements, attributes or text)";
     } else if (e.text_same) {
       if (page() !== before.text) return `the page's text changed: ${JSON.stringify(before.text.slice(0, 80))} -> ${JSON.stringify(page().slice(0, 80))}`;
     } else if (e.text_changes) {
