@@ -65,6 +65,7 @@ def run_sample(args: argparse.Namespace) -> int:
     inputs += [
         (f"rewards.signals[{i}].path", _signal_file(s.path)) for i, s in enumerate(config.rewards.signals)
     ]
+    inputs += [(key, Path(value)) for key, value in _model_paths(config) if Path(value).expanduser().exists()]
     problem = output_problem(Path(args.output), inputs)
     if problem:
         print(f"error: {problem}", file=sys.stderr)
@@ -122,6 +123,13 @@ def run_sample(args: argparse.Namespace) -> int:
         )
         return 1
     return 0 if written else 1
+
+
+def _model_paths(config: Any) -> list[tuple[str, str]]:
+    """The model's and the tokenizer's names (local paths among them: a folder, a ``.gguf`` file), as ``(key, path)``."""
+    model = config.model
+    pairs = (("model.name_or_path", model.name_or_path), ("model.tokenizer", model.tokenizer))
+    return [(key, value) for key, value in pairs if value]
 
 
 def _signal_file(path: str | None) -> Path | None:

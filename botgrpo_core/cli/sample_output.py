@@ -1,7 +1,8 @@
 """Where ``botgrpo sample`` writes: checked before anything is generated, written whole or not at all.
 
 - :func:`output_problem`: the output is refused when it resolves to one of the run's inputs (the run file, the
-  data files, a signal file: ``--output`` naming ``data.path`` once replaced the data with samples), when it is a
+  data files, a signal file: ``--output`` naming ``data.path`` once replaced the data with samples) or lies in a
+  folder the command reads (the model's, a saved dataset's), when it is a
   folder or another non-regular file (``/dev/full``), when a parent is a file, or when its folder cannot be
   written (a read-only mount, no permission). The check creates and removes a file beside the output.
 - :class:`AtomicOutput`: rows go to a temporary file beside the output, renamed over it only when all are written;
@@ -35,6 +36,8 @@ def output_problem(output: Path, inputs: Iterable[tuple[str, Path | None]]) -> s
                 same = os.path.samefile(target, source)
         if same:
             return f"--output {str(output)!r} is {what} ({source}), which the command reads; write elsewhere"
+        if source.is_dir() and resolved.is_relative_to(source.resolve()):
+            return f"--output {str(output)!r} is inside {what} ({source}), a folder the command reads; write elsewhere"
     if target.is_dir():
         return f"--output {str(output)!r} is a folder; name a file (e.g. {target / 'samples.jsonl'})"
     if target.exists() and not target.is_file():

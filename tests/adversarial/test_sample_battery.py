@@ -63,6 +63,13 @@ def test_output_naming_an_input_is_refused_and_the_input_kept(tmp_path, model_di
     assert _sample(run, model_dir, link) == 2 and data.read_bytes() == before
     assert _sample(run, model_dir, run) == 2
     assert "the run file" in capsys.readouterr().err
+    config = (model_dir / "config.json").read_bytes()
+    assert _sample(run, model_dir, model_dir / "config.json") == 2  # the model's own files, too
+    assert (
+        "model.name_or_path" in capsys.readouterr().err and (model_dir / "config.json").read_bytes() == config
+    )
+    assert _sample(run, model_dir, model_dir / "new.jsonl") == 2
+    assert "is inside model.name_or_path" in capsys.readouterr().err
 
 
 def test_outputs_that_cannot_be_written_are_refused_before_generating(tmp_path, model_dir, capsys) -> None:
