@@ -479,6 +479,10 @@ function makeRunner(env) {
       // without `on`: on the document's body, outside the page's root (a click outside a dropdown)
       const el = step.target ? one(step.target, step.event) : document.body;
       const extra = /^drag|^drop$/.test(step.event) ? { dataTransfer: dataTransfer() } : {};
+      // going offline or online is what navigator.onLine then says, as in a browser
+      if ((step.event === "offline" || step.event === "online") && globalThis.navigator) {
+        globalThis.navigator.onLine = step.event === "online";
+      }
       await dispatch(el, event(step.event, { ...pointer, ...extra }));
     } else if (step.wait !== undefined) await wait(step.wait);
     else if (step.remount) {
