@@ -299,3 +299,26 @@ def test_a_lora_final_model_is_sampled_as_base_plus_adapter(tmp_path, model_dir,
     assert _sample(run, adapter, out) == 2
     err = capsys.readouterr().err
     assert "is a LoRA adapter" in err and "gone" in err and "merge_and_unload" in err, err
+
+
+def test_score_reads_a_lora_final_models_tokenizer(tmp_path, model_dir) -> None:
+    """Issue 59 item 3, score: an adapter folder's own tokenizer where it has one, else its base's."""
+    from peft import LoraConfig, get_peft_model
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from botgrpo_core.cli.score import load_tokenizer
+
+    peft_model = get_peft_model(
+        AutoModelForCausalLM.from_pretrained(model_dir), LoraConfig(r=2, target_modules=["q_proj"])
+    )
+    bare = tmp_path / "run" / "final_model"
+    peft_model.save_pretrained(bare)  # no tokenizer files: the base's (the recorded base_model_name_or_path)
+    assert not (bare / "tokenizer_config.json").exists()
+    config = json.loads((bare / "adapter_config.json").read_text(encoding="utf-8"))
+    config["base_model_name_or_path"] = str(model_dir)
+    (bare / "adapter_config.json").write_text(json.dumps(config), encoding="utf-8")
+    text = "What is 2 + 3? a: 5"
+    reference = AutoTokenizer.from_pretrained(model_dir)(text)["input_ids"]
+    assert load_tokenizer(str(bare))(text)["input_ids"] == reference
+    AutoTokenizer.from_pretrained(model_dir).save_pretrained(bare)
+    assert load_tokenizer(str(bare))(text)["input_ids"] == reference
