@@ -79,6 +79,13 @@ def prepare_model_dir(config: RunConfig, run_data: RunData, log: Callable[[str],
     return str(path)
 
 
+def _hub_id(name: str) -> bool:
+    """Whether ``name`` reads as a hub id (``org/name``), not a local path."""
+    return (
+        not name.startswith((".", "/", "~")) and not Path(name).expanduser().exists() and name.count("/") == 1
+    )
+
+
 def _check_model_source(name: str) -> str:
     path = Path(name).expanduser()
     looks_local = name.startswith((".", "/", "~")) or path.exists()
@@ -160,14 +167,27 @@ def adapter_source(name: str, log: Callable[[str], None] = print) -> Adapter | N
             run_model = None
     if run_model == "tiny":
         candidates.append(str(path.parent / INITIAL_MODEL_DIR))
+    if isinstance(run_model, str) and run_model != "tiny" and not is_gguf_source(run_model):
+        candidates.append(run_model)
     for candidate in candidates:
         if (Path(candidate).expanduser() / "config.json").is_file():
             return Adapter(path, str(Path(candidate).expanduser()))
+        if _hub_id(candidate):
+            try:  # a hub id (the run trained a hub model): usable when the Hugging Face cache has it
+                return Adapter(path, _check_model_source(candidate))
+            except TrainingSetupError:
+                continue
     if isinstance(run_model, str) and is_gguf_source(run_model):
         return Adapter(path, str(materialize(run_model, log)))
+    if run_model == "tiny":
+        why = f"nor is the run's {INITIAL_MODEL_DIR}/ beside it"
+    elif run_model:
+        why = f"nor is the run's model, {run_model!r} (its config.yaml), here or in the Hugging Face cache"
+    else:
+        why = "and no run config.yaml beside it names a model to rebuild it from"
     raise TrainingSetupError(
         f"model.name_or_path: {name!r} is a LoRA adapter (adapter_config.json), trained on {recorded!r}, which is "
-        "not here (and the run's config.yaml names no model to rebuild it from). Put that base model folder back "
+        f"not here ({why}). Put that base model folder back "
         "at that path, or merge the adapter where the base is: AutoPeftModelForCausalLM.from_pretrained(ADAPTER)"
         ".merge_and_unload().save_pretrained(OUT) (peft; docs/models.md) and sample OUT"
     )

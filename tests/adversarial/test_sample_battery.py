@@ -299,6 +299,11 @@ def test_a_lora_final_model_is_sampled_as_base_plus_adapter(tmp_path, model_dir,
     assert _sample(run, adapter, out) == 2
     err = capsys.readouterr().err
     assert "is a LoRA adapter" in err and "gone" in err and "merge_and_unload" in err, err
+    config["base_model_name_or_path"] = "nobody/no-such-model-xyz"  # a hub id the cache does not hold
+    (adapter / "adapter_config.json").write_text(json.dumps(config), encoding="utf-8")
+    assert _sample(run, adapter, out) == 2
+    err = capsys.readouterr().err
+    assert "'nobody/no-such-model-xyz', which is not here" in err and "Traceback" not in err, err
 
 
 def test_score_reads_a_lora_final_models_tokenizer(tmp_path, model_dir) -> None:
