@@ -1,12 +1,14 @@
 """Honest rows for ``botgrpo probe`` from SmolLM2-135M-Instruct's own committed answers (no model is run).
 
-    python scripts/probe_honest_rows.py      # writes benchmarks/probe/{math-easy,react-requests}-smollm2.jsonl
+    python scripts/probe_honest_rows.py      # writes benchmarks/probe/*.jsonl (three sets)
 
 - ``math-easy-smollm2.jsonl``: the 256 answers of ``benchmarks/results/math_start_easy_one_shot.samples.jsonl``
   (64 held-out easy word problems x 4, one-shot prompt, temperature 0.7, <= 256 tokens; right and wrong, 14 cut by
   the cap), each with the task's prompt and ``answer`` field, ``truncated`` where the cap cut it.
 - ``react-requests-smollm2.jsonl``: the 400 pages of ``benchmarks/results/react_requests_start.samples.jsonl``
   (50 held-out requests x 8, temperature 0.7, <= 1024 tokens), with the task's prompt and row fields.
+- ``competition-written.jsonl``: no model wrote these: the sympy plugin's competition-style solutions (its corpus,
+  dev split, written here), each clean one and its step twins (one line wrong), for the AIME recipes.
 
 These are what a policy honestly writes at the start of a run, failures included: the probe asks whether a gamed
 variant of each would be paid more.
@@ -31,7 +33,9 @@ def math_rows() -> list[dict]:
     for line in (RESULTS / "math_start_easy_one_shot.samples.jsonl").read_text().splitlines():
         s = json.loads(line)
         row = rows[s["id"]]
-        out.append({**row, "completion": s["completion"], "truncated": not s["finished"], "sample": s["sample"]})
+        out.append(
+            {**row, "completion": s["completion"], "truncated": not s["finished"], "sample": s["sample"]}
+        )
     return out
 
 
@@ -46,13 +50,47 @@ def react_rows() -> list[dict]:
     for line in (RESULTS / "react_requests_start.samples.jsonl").read_text().splitlines():
         s = json.loads(line)
         row = rows[s["id"]]
-        out.append({**row, "completion": s["completion"], "truncated": s["tokens"] >= cap, "sample": s["sample"]})
+        out.append(
+            {**row, "completion": s["completion"], "truncated": s["tokens"] >= cap, "sample": s["sample"]}
+        )
+    return out
+
+
+def competition_rows() -> list[dict]:
+    """Competition-style solutions written for the sympy plugin's corpus (dev split): each clean solution and its
+    step twins (one line made wrong, the rest as written: an honest wrong attempt), the reference from the clean
+    solution's last box."""
+    from botgrpo_core.signals.answers import last_boxed
+
+    corpus = ROOT / "plugins" / "botgrpo-sympy" / "tests" / "data" / "prose_corpus.jsonl"
+    rows = [json.loads(line) for line in corpus.read_text().splitlines()]
+    rows = [r for r in rows if r["style"] == "competition" and r["split"] == "dev"]
+    answers = {}
+    for r in rows:
+        if r["kind"] == "clean":
+            text = r["lines"][-1]["text"]
+            box = last_boxed(text)
+            if box is not None:
+                answers[r["id"]] = text[box.start : box.end]
+    out = []
+    for r in rows:
+        ref = answers.get(r["id"] if r["kind"] == "clean" else r["twin_of"])
+        if ref is None or r["kind"] not in ("clean", "step_twin"):
+            continue
+        completion = "\n".join(line["text"] for line in r["lines"])
+        row = {"prompt": r["prompt"], "completion": completion, "answer": ref, "ground_truth": ref}
+        out.append({**row, "id": r["id"], "kind": r["kind"]})  # ground_truth: verl's name for the reference
     return out
 
 
 def main() -> None:
     OUT.mkdir(parents=True, exist_ok=True)
-    for name, rows in (("math-easy-smollm2", math_rows()), ("react-requests-smollm2", react_rows())):
+    sets = (
+        ("math-easy-smollm2", math_rows()),
+        ("react-requests-smollm2", react_rows()),
+        ("competition-written", competition_rows()),
+    )
+    for name, rows in sets:
         path = OUT / f"{name}.jsonl"
         path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
         print(f"wrote {path} ({len(rows)} rows)")

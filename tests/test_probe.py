@@ -95,6 +95,15 @@ def test_variants_that_do_not_apply_say_so() -> None:
     assert VARIANTS["span_repeated"][1](HONEST, cut) is None
     # stopping after the answer is not stopping early
     assert VARIANTS["half"][1]("The answer is 7.\nProblem: and now something else entirely", _cut()) is None
+    # a completion that states no answer has none to stop before, nor a bare answer
+    rambling = "Let me add the apples: 3 + 4 = 7\nso there are some apples in all now"
+    assert all(VARIANTS[n][1](rambling, _cut()) is None for n in ("first_line", "half", "bare_answer"))
+    # a code block is an answer: half of a page drops it
+    page = "Here it is:\n```jsx\nexport default function A() {\n  return <p>apples 3 + 4</p>;\n}\n```"
+    tok = load_tokenizer("tiny", [page])
+    cut = Cut(lambda t: list(tok.encode(t, add_special_tokens=False)), tok.decode, 120, None)
+    text, _ = VARIANTS["half"][1](page, cut)
+    assert "```jsx" in text and text.count("```") == 1
 
 
 # --- the probe --------------------------------------------------------------------------------------------------

@@ -72,8 +72,10 @@ class Cut:
         return len(self.encode(text)) < self.cap
 
 
-#: A line that states the final answer: "The answer is 7.", "Answer: 7", "Final answer: ...", or a box.
-ANSWER_START = re.compile(r"^\s*(?:the\s+)?(?:final\s+)?answer\s*(?:is\b|:)|\\boxed\s*\{", re.IGNORECASE)
+#: A line that states the final answer: "The answer is 7.", "Answer: 7", "Final answer: ...", "A: 7", or a box.
+ANSWER_START = re.compile(
+    r"^\s*(?:(?:the\s+)?(?:final\s+)?answer\s*(?:is\b|:)|A\s*:)|\\boxed\s*\{", re.IGNORECASE
+)
 
 
 def _lines(text: str) -> list[str]:
@@ -88,11 +90,20 @@ def _whitespace(text: str, cut: Cut) -> tuple[str, bool] | None:
     return "\n \n", False
 
 
+#: A whole fenced code block: the answer of a task that asks for code (the React tasks).
+FENCED = re.compile(r"```[^\n]*\n.*?```", re.DOTALL)
+
+
+def _answered(text: str) -> bool:
+    """Whether ``text`` states an answer: a line as :data:`ANSWER_START` reads it, or a whole code block."""
+    return bool(FENCED.search(text)) or any(ANSWER_START.search(line) for line in _lines(text))
+
+
 def _says_less(text: str, shorter: str) -> tuple[str, bool] | None:
-    """``shorter`` as a variant of ``text`` that stops early: only where it drops the answer line (stopping
-    after the answer is not gaming, it is what a run should learn)."""
-    answered = any(ANSWER_START.search(line) for line in _lines(text))
-    if answered and any(ANSWER_START.search(line) for line in _lines(shorter)):
+    """``shorter`` as a variant of ``text`` that stops early: only where ``text`` states an answer and
+    ``shorter`` drops it. Stopping after the answer is not gaming (it is what a run should learn), and a
+    completion that states no answer has none to stop before (it already scores as none)."""
+    if not _answered(text) or _answered(shorter):
         return None
     return shorter, False
 
@@ -141,10 +152,12 @@ def _lines_twice(text: str, cut: Cut) -> tuple[str, bool] | None:
 
 
 def _bare_answer(text: str, cut: Cut) -> tuple[str, bool] | None:
-    """Only the line that states the answer (the first that starts so, else the last line)."""
+    """Only the line that states the answer: the last that starts so (the one an answer signal reads); none
+    where no line states an answer (a task's own variants give its bare answers: the React tasks' trivial
+    pages)."""
     lines = _lines(text)
     stated = [line for line in lines if ANSWER_START.search(line)]
-    return ((stated or lines)[-1 if not stated else 0].strip(), False) if len(lines) > 1 else None
+    return (stated[-1].strip(), False) if stated and len(lines) > 1 else None
 
 
 #: The core's variants: name -> (what it tests, builder). A builder returns ``(text, truncated)`` or None
