@@ -67,6 +67,7 @@ def test_bench_command_comes_from_the_plugin() -> None:
         "bench.react_spec",
         "bench.react_sections",
         "bench.react_substance",
+        "bench.react_cascade",
         "bench.react_trivial",
     ]
 

@@ -213,7 +213,9 @@ def test_a_group_mean_fill_is_refused_with_the_key(tokenizer) -> None:
     rewards = {**REWARDS, "signals": [dict(s) for s in REWARDS["signals"]]}
     local = next(i for i, s in enumerate(rewards["signals"]) if s["name"] != "core.exact_answer")
     rewards["signals"][local]["uncovered"] = "group_mean"
-    with pytest.raises(ValueError, match=rf"rewards\.signals\[{local}\]\.uncovered is 'group_mean'.*'zero'"):
+    with pytest.raises(
+        ValueError, match=rf"rewards\.signals\[{local}\]\.uncovered is 'group_mean'.*uncovered: zero"
+    ):
         BotgrpoRewardManager(OmegaConf.create({}), tokenizer, mixture=RewardMixture.from_dict(rewards))
     del rewards["signals"][local]["uncovered"]  # the core's default (group_mean) is refused too, and said so
     with pytest.raises(
