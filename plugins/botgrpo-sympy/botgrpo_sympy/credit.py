@@ -23,6 +23,7 @@ repeated verified result still counts it verified (:func:`botgrpo_sympy.claimsta
 
 from __future__ import annotations
 
+import functools
 import re
 from fractions import Fraction
 from typing import Any
@@ -31,7 +32,7 @@ import sympy
 
 from botgrpo_sympy.claimstate import Side
 from botgrpo_sympy.equality import free_symbols
-from botgrpo_sympy.numberformat import normalize, numbers_in, written_in_base
+from botgrpo_sympy.numberformat import normalize, number_key, number_keys, written_in_base
 
 #: The private key a claim record carries from the checker to :meth:`Credit.apply` (popped there).
 INFO = "_credit"
@@ -52,36 +53,55 @@ def canonical(text: str) -> str:
     return _LATEX_NOISE.sub("", text)
 
 
+_PLAIN = re.compile(r"[0-9A-Za-z+\-*/^=<>. ]*")
+
+
+def _key_text(text: str) -> str:
+    """:func:`canonical`, with a fast path for plain ASCII arithmetic (``17 + 5``: only the spaces go)."""
+    return text.replace(" ", "") if _PLAIN.fullmatch(text) else canonical(text)
+
+
 def _bare(text: str) -> str:
     """The text as written, without spacing, delimiters or brackets (numerals not read: ``2053_7`` stays)."""
     return _LATEX_NOISE.sub("", text).strip("{}()").replace("{", "").replace("}", "")
 
 
+#: A side that is plainly one number or one letter, as written (the fast path of :func:`has_operation`).
+_PLAIN_ATOM = re.compile(r"\s*\$?\s*[-+]?(?:\d[\d,]*(?:\.\d*)?|\.\d+|[A-Za-z])\s*%?\s*\$?\s*")
+_NEEDS_READING = re.compile(r"[\\{}()\[\]_]|[^\x00-\x7f]")
+
+
 def has_operation(text: str) -> bool:
     """Whether a side computes anything (``17 + 5``, ``\\frac{1}{2}``, ``2x``) rather than naming one number
     or one letter (``7``, ``(7)``, ``x``, ``12,500``, ``25%``)."""
+    if _PLAIN_ATOM.fullmatch(text):
+        return False
+    if not _NEEDS_READING.search(text):
+        return True  # plain ASCII with something besides one number: "17 + 5", "2x"
     return not _ATOM.fullmatch(_bare(canonical(text)))
 
 
 def link_info(a: Side, b: Side, rel: str, arithmetic: bool) -> dict[str, Any]:
-    """What :meth:`Credit.apply` needs of one checked link ``a rel b``: its canonical key, whether it is a
-    tautology, and for arithmetic (no variables) the numbers its computing sides use."""
-    left, right = canonical(a.text), canonical(b.text)
-    ops = [s for s in (a, b) if has_operation(s.text)]
+    """What :meth:`Credit.apply` needs of one checked link ``a rel b``: its texts, whether it has no variable, its
+    side values. Whether it is trivial and its key are read in :func:`judge`, for verified links only."""
+    values = [v for v in map(_fraction, (a.value, b.value)) if v is not None]
+    return {"texts": (a.text, rel, b.text), "no_variable": arithmetic, "values": values}
+
+
+def judge(info: dict[str, Any]) -> None:
+    """Fill in ``tautology`` and ``arithmetic`` (with an operation) of a verified link's :func:`link_info`."""
+    if "tautology" in info:
+        return
+    a, _, b = info["texts"]
+    ops = has_operation(a) or has_operation(b)
     # "x = x" (the same text; not the same parsed value: sympy folds "(K+6)+K" into "2K+6"), "7 = 7", "7 > 3" (no
     # operation, no variable); "724_{10} = 2053_7" is a conversion, "x = 3" after "3x = 9" a result, not tautologies
-    converts = written_in_base(a.text) or written_in_base(b.text)
-    tautology = _bare(a.text) == _bare(b.text) or (arithmetic and not ops and not converts)
-    info: dict[str, Any] = {"key": f"{left}{rel}{right}", "tautology": tautology}
-    # the numbers it writes and the values of its sides: "84 = 2^2 \cdot 3 \cdot 7" is related by 84, "1 + 1 = 2" by
-    # none of 1 and 2 in a problem about 17 apples
-    info["numbers"] = (
-        numbers_in(a.text)
-        | numbers_in(b.text)
-        | {v for v in map(_fraction, (a.value, b.value)) if v is not None}
+    same_text = a.replace(" ", "") == b.replace(" ", "") or (
+        len(a) < 200 and len(b) < 200 and _NEEDS_READING.search(a + b) is not None and _bare(a) == _bare(b)
     )
-    info["arithmetic"] = arithmetic and bool(ops)
-    return info
+    converts = "_" in a + b and (written_in_base(a) or written_in_base(b))
+    info["tautology"] = same_text or (info["no_variable"] and not ops and not converts)
+    info["arithmetic"] = info["no_variable"] and ops
 
 
 def _fraction(value: Any) -> Fraction | None:
@@ -117,38 +137,80 @@ def prompt_letters(prompt: str) -> set[str]:
     return letters
 
 
+#: A number followed by a percent sign in a prompt: "25%" relates 0.25 too.
+_PROMPT_PERCENT = re.compile(r"(\d[\d,]*(?:\.\d+)?)\s?\\?%")
+
+
+@functools.lru_cache(maxsize=1024)
+def _prompt_context(prompt: str) -> tuple[frozenset[str], frozenset[str]]:
+    """The numbers of a prompt (:func:`number_keys`; also as percents and fractions: "25%" is 0.25 too, "3/4" is
+    0.75) and its math letters; cached: the rollouts of a group share one."""
+    tail = prompt[-4000:]
+    numbers = set(number_keys(tail))
+    for m in _PROMPT_PERCENT.finditer(tail):
+        numbers.add(number_key(Fraction(m.group(1).replace(",", "")) / 100) or "")
+    for m in _PROMPT_FRACTION.finditer(tail):
+        num, den = int(m.group(1) or m.group(3)), int(m.group(2) or m.group(4))
+        if den:
+            numbers.add(number_key(Fraction(num, den)) or f"{num}/{den}")
+    numbers.discard("")
+    return frozenset(numbers), frozenset(prompt_letters(tail))
+
+
 class Credit:
     """The credit state of one completion: the claims credited so far, the numbers and letters related to the
-    problem."""
+    problem. Numbers are compared as :func:`number_keys` strings (no fractions built for every claim)."""
 
-    def __init__(self, prompt: str, credit_trivial: bool, letters: set[str] = frozenset()) -> None:
+    def __init__(self, prompt: str, credit_trivial: bool, letters: set[Any] = frozenset()) -> None:
         self.credit_trivial = credit_trivial
-        self.related: set[Fraction] = numbers_in(prompt)
-        self.related |= {n / 100 for n in self.related}  # "25%" in the prompt: 0.25 too
-        tail = prompt[-4000:]
-        for m in _PROMPT_FRACTION.finditer(tail):  # "3/4 of a dollar": 0.75 is related too
-            num, den = int(m.group(1) or m.group(3)), int(m.group(2) or m.group(4))
-            if den:
-                self.related.add(Fraction(num, den))
-        self.letters: set[str] = {str(x) for x in letters} | prompt_letters(prompt)
-        # a prompt without numbers or letters ("Simplify the expression.", or none given) says nothing of what is
-        # related: every claim is
-        self.judge_relation = bool(self.related or self.letters)
+        self.prompt = prompt
+        self._numbers: set[str] | None = None  # the related numbers (the prompt's first, read when needed)
+        self._pending: list[str] = []  # texts of related claims whose written numbers are not read yet
+        self._letters: set[str] | None = None
+        self._given = {str(x) for x in letters}
+        self.judge_relation = True
         self.credited: set[str] = set()
+
+    def _context(self) -> None:
+        if self._numbers is None:
+            numbers, letters = _prompt_context(self.prompt)
+            self._numbers, self._letters = set(numbers), set(letters) | self._given | (self._letters or set())
+            # a prompt without numbers or letters ("Simplify the expression.", or none given) says nothing of what
+            # is related: every claim is
+            self.judge_relation = bool(numbers or letters)
+
+    @property
+    def letters(self) -> set[str]:
+        self._context()
+        assert self._letters is not None
+        return self._letters
+
+    def _related(self, numbers: set[str]) -> bool:
+        """Whether any of ``numbers`` is the prompt's or an earlier related claim's (their texts read lazily)."""
+        self._context()
+        assert self._numbers is not None
+        if numbers & self._numbers:
+            return True
+        while self._pending:
+            self._numbers |= number_keys(self._pending.pop())
+        return bool(numbers & self._numbers)
 
     def unrelated_identity(self, symbols: set[Any]) -> bool:
         """An identity in letters none of which the problem or an earlier claim named (decided when it is checked)."""
-        return self.judge_relation and not ({str(x) for x in symbols} & self.letters)
+        letters = self.letters
+        return self.judge_relation and not ({str(x) for x in symbols} & letters)
 
     def learn_letters(self, symbols: set[Any] | set[str]) -> None:
         """Letters an earlier claim or declaration named: later identities in them are related."""
-        self.letters |= {str(x) for x in symbols}
+        if symbols:
+            self.letters.update(str(x) for x in symbols)
 
     def learn_claim(self, values: list[Any], records: list[dict[str, Any]]) -> None:
         """A claim's side values and link records: unless all its links are unrelated identities, its letters are
         related from here on (a definition ``y = 2x + 1`` has no record and names ``x`` and ``y``)."""
-        if not records or not all(r.get(INFO, {}).get("unrelated_identity") for r in records):
-            self.learn_letters(free_symbols(*(v for v in values if v is not None)))
+        symbolic = [v for v in values if isinstance(v, sympy.Basic) and not isinstance(v, sympy.Number)]
+        if symbolic and (not records or not all(r.get(INFO, {}).get("unrelated_identity") for r in records)):
+            self.learn_letters(free_symbols(*symbolic))
 
     def link_info(self, a: Side, b: Side, rel: str, identity: bool) -> dict[str, Any]:
         """:func:`link_info` of a checked link; ``identity``: it held for every value (then whether its letters
@@ -159,38 +221,55 @@ class Credit:
             info["unrelated_identity"] = self.unrelated_identity(symbols)
         return info
 
+    def _unrelated(self, info: dict[str, Any]) -> bool:
+        """Arithmetic with an operation none of whose numbers (written, or its sides' values) is related."""
+        if not info.get("arithmetic"):
+            return False
+        self._context()
+        if not self.judge_relation:
+            return False
+        a, _, b = info["texts"]
+        keys = {k for k in map(number_key, info["values"]) if k is not None}
+        return not self._related(keys | number_keys(a) | number_keys(b))
+
     def apply(self, records: list[dict[str, Any]]) -> None:
         """Zero the +1 of each repeated or trivial record, in order (and learn the related numbers)."""
         for r in records:
             info = r.pop(INFO, None)
             if info is None:
                 continue
+            # only a verified claim is judged trivial; what the others write is related (a refutation stays -1)
             trivial = False
-            numbers = info.get("numbers", set())
-            if not self.credit_trivial:
-                unrelated = (
-                    self.judge_relation and info.get("arithmetic", False) and not (numbers & self.related)
-                )
-                trivial = info["tautology"] or unrelated or info.get("unrelated_identity", False)
-            if not trivial:
-                self.related |= numbers
+            if r["verdict"] == 1 and not self.credit_trivial:
+                if "texts" in info:
+                    judge(info)
+                trivial = info["tautology"] or info.get("unrelated_identity", False) or self._unrelated(info)
+            if not trivial and "texts" in info:
+                self._context()
+                assert self._numbers is not None
+                self._numbers.update(k for k in map(number_key, info["values"]) if k is not None)
+                self._pending += [info["texts"][0], info["texts"][2]]
             if r["verdict"] != 1:
                 continue
             if trivial:
                 r["verdict"], r["uncredited"] = 0, "trivial"
                 why = (
                     "a tautology"
-                    if info["tautology"]
+                    if info.get("tautology")
                     else "an identity in letters the problem does not use"
                     if info.get("unrelated_identity")
                     else "no number of the problem or of an earlier result"
                 )
                 r["reason"] = f"true but trivial: {why} (credit_trivial: false)"
-            elif info["key"] in self.credited:
+                continue
+            key = info.get("key") or "{}{}{}".format(
+                _key_text(info["texts"][0]), info["texts"][1], _key_text(info["texts"][2])
+            )
+            if key in self.credited:
                 r["verdict"], r["uncredited"] = 0, "repeat"
                 r["reason"] = "true, but credited already in this completion (a repeated claim)"
             else:
-                self.credited.add(info["key"])
+                self.credited.add(key)
 
 
 def bound_credit(

@@ -38,8 +38,14 @@ def fast_arithmetic(
     ok = value == c
     reason = "arithmetic" if ok else f"{value} != {c}"
     # what credit.link_info says of such a line, without its regexes
-    numbers = {Fraction(a), Fraction(b), Fraction(value), Fraction(c), abs(Fraction(c))}
-    info = {"key": f"{left}={right}", "tautology": False, "numbers": numbers, "arithmetic": True}
+    info = {
+        "key": f"{left}={right}",
+        "texts": (left, "=", right),
+        "no_variable": True,
+        "tautology": False,
+        "arithmetic": True,
+        "values": [Fraction(value), Fraction(c)],
+    }
     record = {"claim": f"{left} = {right}", "verdict": 1 if ok else -1, "reason": reason, INFO: info}
     st.last_claims = [record]
     return st.last_claims

@@ -240,6 +240,39 @@ _FRACTION = re.compile(
 )
 
 
+_NUMBER_KEY = re.compile(r"\d[\d,]*(?:\.\d+)?|\.\d+")
+
+
+def number_key(value: Fraction) -> str | None:
+    """The :func:`number_keys` form of a value (its decimal when it ends within 8 places), else None."""
+    value = abs(value)
+    if value.numerator.bit_length() > 256 or value.denominator.bit_length() > 256:
+        return None  # no number written in a text has 78 digits: nothing to match
+    if value.denominator == 1:
+        return str(value.numerator)
+    scaled = value * 10**8
+    if scaled.denominator != 1:
+        return None
+    whole, frac = divmod(scaled.numerator, 10**8)
+    return f"{whole}.{frac:08d}".rstrip("0")
+
+
+def number_keys(text: str, limit: int = 2000) -> set[str]:
+    """The numbers written in ``text`` as canonical strings (``12,500`` -> ``12500``, ``2.50`` -> ``2.5``, ``.5`` ->
+    ``0.5``; signs dropped), for set membership without building fractions: cheap enough for every claim."""
+    out: set[str] = set()
+    for m in _NUMBER_KEY.finditer(text, 0, min(len(text), 20 * limit)):
+        digits = m.group().replace(",", "")
+        if "." in digits:
+            whole, _, frac = digits.partition(".")
+            frac = frac.rstrip("0")
+            digits = f"{int(whole or '0')}.{frac}" if frac else str(int(whole or "0"))
+        else:
+            digits = digits.lstrip("0") or "0"
+        out.add(digits)
+    return out
+
+
 def fractions_in(text: str, limit: int = 500) -> set[Fraction]:
     """The values of the fractions written in ``text``: ``\\frac{5}{12}``, ``\\dfrac{5}{12}``, ``5/12``."""
     out: set[Fraction] = set()

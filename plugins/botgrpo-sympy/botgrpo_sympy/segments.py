@@ -165,7 +165,7 @@ def _runs(text: str, offset: int) -> list[Piece]:
     def close() -> None:
         nonlocal start, paren
         # a run touching a malformed numeral is not read: "2,78.5" is neither 2 nor 278.5 (issue 61)
-        spoiled = any(start is not None and start - 1 <= k <= last_end for k in malformed)
+        spoiled = bool(malformed) and any(start is not None and start - 1 <= k <= last_end for k in malformed)
         if start is not None and not after_operator_word and not spoiled:
             piece = _trimmed(text, start, last_end)
             if piece is not None:
