@@ -59,7 +59,11 @@ VARIANTS: dict[str, tuple[tuple[int, ...], tuple[int, int, int, bool], str]] = {
     "m23-mid": ((2, 3), (30, 15, 6, True), "multi23"),
     "m45-addsub": ((4, 5), (12, 6, 4, False), ADDSUB5),
     "m23-addsub": ((2, 3), (12, 6, 4, False), "multi23"),
+    "m23-matched": ((2, 3), (20, 9, 5, True), "matched"),
+    "m45-matched": ((4, 5), (20, 9, 5, True), "matched"),
+    "m45-addsub-matched": ((4, 5), (12, 6, 4, False), "matched"),
 }
+MATCHED = "matched"  # the prompt: a worked example of the row's own family and operation count
 
 
 def _script(name: str) -> Any:
@@ -86,8 +90,23 @@ def training_rows(variant: str, n: int) -> tuple[list[dict[str, Any]], str]:
         picked.append(by_family[family][k // len(by_family)])
     template = SET_PROMPTS.get((prompt, "one_shot"), prompt)
     for row in picked:
-        row["prompt"] = [{"role": "user", "content": template.format(story=story(row))}]
+        text = template
+        if prompt == MATCHED:  # the worked example: the row's own family and number of operations
+            text = matched_prompt(make, row["template"], row["steps"], make.Numbers(*numbers))
+        row["prompt"] = [{"role": "user", "content": text.format(story=story(row))}]
     return picked, template
+
+
+def matched_prompt(make: Any, family: str, ops: int, numbers: Any) -> str:
+    """The one-shot prompt whose example is a fixed story of ``family`` with ``ops`` operations (its own seed)."""
+    import random
+
+    example, answer, _, lines = make.FAMILIES[family](random.Random(f"{family}-{ops}"), "Kira", ops, numbers)
+    worked = "\n".join([*lines, f"The answer is {answer}."])
+    return (
+        "Solve the problem step by step, one calculation per line, then write 'The answer is' and the number.\n\n"
+        f"Example:\nProblem: {example}\nSolution:\n{worked}\n\n" + "Problem: {story}\nSolution:"
+    )
 
 
 def summarise(
