@@ -266,7 +266,8 @@ def precision_table(rows: list[dict[str, Any]], key: str) -> dict[str, Any]:
             "labelled": len(known),
             "agree": agree,
             "precision": agree / len(known) if known else None,
-            "unlabelled": len(scored) - len(known),
+            "unlabelled": sum(r[key] is None for r in scored),
+            "no_claim": sum(r[key] == 0 for r in scored),  # hand-labelled: no arithmetic claim in the line
         }
     return table
 
@@ -369,10 +370,12 @@ def main() -> None:
                 f"{level}: {len(mine)} lines, {len(labelled)} labelled ({sum(r['reference'] == -1 for r in labelled)} false)"
             )
     elif args.command == "hand":
-        if HAND.exists():
-            raise SystemExit(f"{HAND} exists: label it, or remove it to draw a new sample")
+        done = (
+            json.loads(HAND.read_text()) if HAND.exists() else []
+        )  # levels sampled before keep their labels
         rows = [json.loads(x) for x in LINES.read_text().splitlines()]
-        HAND.write_text(json.dumps(hand_sample(rows, args.per_level, 57), indent=1) + "\n")
+        rows = [r for r in rows if r["level"] not in {h["level"] for h in done}]
+        HAND.write_text(json.dumps(done + hand_sample(rows, args.per_level, 57), indent=1) + "\n")
         print(f"wrote {HAND}: set each 'hand' to 1, -1 or 0 (no arithmetic claim)")
     else:
         result = precision(json.loads(args.params), args.draws)
