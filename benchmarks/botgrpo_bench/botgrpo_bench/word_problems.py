@@ -1,8 +1,9 @@
 """Grade-school word problems for a real chat model: the ``word-problems`` task (``data.task: word-problems``).
 
 Rows come from the project's own problem sets (``scripts/make_word_problems.py``: stories written here from
-templates, Apache-2.0): ``easy`` (one operation on numbers up to 20, 256 train and 64 held out) or ``grade`` (one
-to three operations, 280 and 70). Training rows come from a set's ``train`` file only, evaluation rows from its
+templates, Apache-2.0): ``easy`` (one operation on numbers up to 20, 256 train and 64 held out), ``grade`` (one
+to three operations, 280 and 70) or ``multi23`` (two or three operations from five families of story shapes, 520
+and 130; issue 57). Training rows come from a set's ``train`` file only, evaluation rows from its
 ``heldout`` file only. Each row is a TRL conversational prompt (one user turn) plus ``id``, ``answer``
 (the number, the field ``sympy.answer`` reads), ``steps`` and ``template``.
 
@@ -10,7 +11,8 @@ The user turn is the story in one of two :data:`PROMPTS` (``data.task_params.pro
 
 - ``shipped``: the story, then "Solve step by step, one calculation per line, then give the final answer as 'The
   answer is N.'" (as the files hold it);
-- ``one_shot``: the same request led by one worked example in that format, on a story of neither set. SmolLM2-135M
+- ``one_shot``: the same request led by one worked example in that format, on a story of neither set; for a
+  multi-step set the example has as many operations as its hardest problems (:data:`SET_PROMPTS`). SmolLM2-135M
   writes "The answer is N" with the letter itself after the shipped instruction (37 of 256 held-out easy
   solutions); ``scripts/math_prompt_pilot.py`` compared the two on training problems only.
 
@@ -44,8 +46,27 @@ PROMPTS = {
         "Problem: {story}\nSolution:"
     ),
 }
+#: the one-shot prompt of a multi-step set (issue 57): the same request led by a worked example with as many
+#: operations as the set's hardest problems, on a story of neither set; other sets use PROMPTS
+SET_PROMPTS = {
+    ("multi23", "one_shot"): (
+        "Solve the problem step by step, one calculation per line, then write 'The answer is' and the number.\n\n"
+        "Example:\nProblem: Maya has 9 shells. She buys 2 bags with 5 shells in each bag. She gives 4 shells to "
+        "her brother. How many shells does she have now?\nSolution:\n2 * 5 = 10\n9 + 10 = 19\n19 - 4 = 15\n"
+        "The answer is 15.\n\nProblem: {story}\nSolution:"
+    ),
+}
 #: the files of each problem set, by split
-SETS = {"easy": "easy_problems_{split}.jsonl", "grade": "word_problems_{split}.jsonl"}
+SETS = {
+    "easy": "easy_problems_{split}.jsonl",
+    "grade": "word_problems_{split}.jsonl",
+    "multi23": "multi23_problems_{split}.jsonl",
+}
+
+
+def prompt_template(problem_set: str, style: str) -> str:
+    """The user turn's template (``{story}`` for the story) of a set in a prompt style."""
+    return SET_PROMPTS.get((problem_set, style), PROMPTS[style])
 
 
 class WordProblemsParams(BaseModel):
@@ -53,7 +74,9 @@ class WordProblemsParams(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    problem_set: Literal["easy", "grade"] = Field("easy", description="which of the project's problem sets")
+    problem_set: Literal["easy", "grade", "multi23"] = Field(
+        "easy", description="which of the project's problem sets"
+    )
     prompt: Literal["shipped", "one_shot"] = Field("one_shot", description="the user turn's form (PROMPTS)")
 
 
@@ -80,7 +103,7 @@ class WordProblemsTask:
         self.params = params or WordProblemsParams()
 
     def _row(self, source: dict[str, Any]) -> dict[str, Any]:
-        content = PROMPTS[self.params.prompt].format(story=story(source))
+        content = prompt_template(self.params.problem_set, self.params.prompt).format(story=story(source))
         return {
             "prompt": [{"role": "user", "content": content}],
             "id": source["id"],

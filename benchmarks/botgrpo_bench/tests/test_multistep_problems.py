@@ -104,3 +104,27 @@ def test_line_verdicts_take_the_worst_span_of_a_line() -> None:
     text = "2 * 5 = 10\n9 + 10 = 20\nThe answer is 20."
     spans = [Span(0, 10, 1.0), Span(11, 22, -1.0), Span(11, 16, 1.0), Span(23, 40, 0.0)]
     assert truth.line_verdicts(text, spans) == {0: 1, 1: -1, 2: 0}
+
+
+@pytest.mark.parametrize("level", ["multi23"])
+def test_the_shipped_multi_sets_are_the_generators(level: str) -> None:
+    import json
+
+    templates, stem = make.LEVELS[level]
+    rows = make.make(make.PER_TEMPLATE[level], 0, templates)
+    data = ROOT / "benchmarks/botgrpo_bench/botgrpo_bench/data"
+    for split in ("train", "heldout"):
+        expected = "".join(json.dumps(r) + "\n" for r in rows if r["split"] == split)
+        assert (data / f"{stem}_{split}.jsonl").read_text() == expected
+    heldout = [r for r in rows if r["split"] == "heldout"]
+    assert len(heldout) >= 128 and len(rows) - len(heldout) >= 256
+
+
+def test_the_task_shows_a_multi_step_example() -> None:
+    from botgrpo_bench.word_problems import WordProblemsParams, WordProblemsTask, load_problems
+
+    task = WordProblemsTask(WordProblemsParams(problem_set="multi23", prompt="one_shot"))
+    row = task.eval_rows(128)[0]
+    content = row["prompt"][0]["content"]
+    assert "2 * 5 = 10\n9 + 10 = 19\n19 - 4 = 15\nThe answer is 15." in content
+    assert row["answer"] == load_problems("multi23", "heldout")[0]["answer"]
