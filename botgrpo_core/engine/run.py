@@ -129,10 +129,10 @@ class _RunContext:
         result: dict[str, float] = {}
         engine = colocated_engine(self.trainer) if self.run_data.eval else None  # every rank
         if self.is_main and self.run_data.eval:
-            t, eval_start = self.config.training, time.time()
+            t = self.config.training
             modes = ["sampled", "greedy"] if t.eval_greedy else ["sampled"]
             for mode in modes:
-                rows = self.run_data.eval
+                eval_start, rows = time.time(), self.run_data.eval
                 if mode == "sampled":  # training.eval_samples draws per prompt, each with its own seed
                     rows = [row for row in rows for _ in range(t.eval_samples)]
                 values = evaluate(
