@@ -307,7 +307,8 @@ def test_every_check_is_bounded_and_the_checks_before_a_hang_keep_their_result(s
         spun, flooded = _score(scorer, [(page, spin), (page, flood)])
     finally:
         scorer.close()
-    assert time.monotonic() - t < 2.5 + 8.0  # the page's deadline (timeout_s), not forever (a loaded machine: slack)
+    # the page's deadline (timeout_s), not forever (slack for a loaded machine)
+    assert time.monotonic() - t < 2.5 + 8.0
     assert spun.meta["passed"] == "1/3" and spun.value == pytest.approx(1 / 3)
     assert "spin: not run" in _failed(spun) and "took over" in spun.meta["status"]
     # a 0 ms interval over 100 s of page time: timers fire at most 2000 times a wait, and the check ends
