@@ -110,6 +110,12 @@ class StepsParams(_Common):
         description="a step that only states the final answer is +1 if it equals the last result above, "
         "-1 if it is a number that appears nowhere above (prose and the prompt included), else 0",
     )
+    refute_bare_answer: bool = Field(
+        True,
+        description="with check_answer_line: an answer line with nothing above it in the completion (the answer "
+        "alone, no work) is -1, not 0, so giving only the answer never out-ranks an honest attempt that shows its "
+        "work (botgrpo probe's bare_answer); false restores 0",
+    )
     max_steps: int = Field(
         300, ge=1, description="steps after this many are not checked: one 0 span covers them all"
     )
@@ -130,6 +136,13 @@ class StepsParams(_Common):
         description="also give +1 to trivially true claims: tautologies ('7 = 7', 'x = x') and arithmetic on "
         "numbers neither in the prompt nor from an earlier result ('1 + 1 = 2' about 17 apples); off, they "
         "score 0 (padding with them paid, issue 56)",
+    )
+    repeated_steps: Literal["refute", "zero"] = Field(
+        "refute",
+        description="a step said again word for word (case, spacing and a trailing '.' aside; >= 6 characters): "
+        "-1 ('refute'), or checked like any step ('zero': its claims earn no second +1). Saying a line twice is "
+        "padding, and a 0 there would dilute a completion's blame under a per-token mean (botgrpo probe's "
+        "lines_twice); a claim restated inside another sentence is not a repeated step and keeps credit-once",
     )
     max_credited_spans: int | None = Field(
         20,

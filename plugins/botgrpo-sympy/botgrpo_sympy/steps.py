@@ -89,6 +89,13 @@ from botgrpo_sympy.softdeadline import LATE, CheckTimeout, late_record
 _CLAIM_FAILURES = (*CHECK_FAILURES, sympy.polys.polyerrors.BasePolynomialError, mpmath.libmp.NoConvergence)
 
 
+#: How repeated_steps compares two steps: case and white space ignored, a trailing "." or ":" too. Its -1, like
+#: refute_bare_answer's, is a verdict on the form of the text (meta "form"), not on a claim's truth.
+_SAID_AGAIN = re.compile(r"\s+")
+#: A step shorter than this (characters, spaces removed) is never a repeat ("}", "= 5", "So").
+MIN_REPEATED_STEP = 6
+
+
 class StepChecker:
     """Checks the steps of one completion; ``check`` returns ``(start, end, value, meta)`` tuples."""
 
@@ -148,6 +155,7 @@ class StepChecker:
                 (0, len(self.completion), p.blank_value, {"claims": [], "status": "no text (blank_value)"})
             ]
         steps = split_steps(self.completion, p.step_split, p.step_regex)
+        said: set[str] = set()  # the steps so far, as repeated_steps compares them
         for i, step in enumerate(steps):
             if i >= p.max_steps:
                 # One span for all the rest: max_steps caps the number of spans, not only the work.
@@ -157,6 +165,15 @@ class StepChecker:
             if self._past_deadline():
                 out.append((step.start, steps[-1].end, 0.0, {"claims": [], "status": LATE}))
                 break
+            key = _SAID_AGAIN.sub("", step.text.lower()).rstrip(".!?,;:")
+            if p.repeated_steps == "refute" and len(key) >= MIN_REPEATED_STEP and step.end <= self.cut:
+                if key in said:
+                    status = "a step said again word for word (repeated_steps: refute)"
+                    out.append(
+                        (step.start, step.end, -1.0, {"claims": [], "status": status, "form": "repeated"})
+                    )
+                    continue
+                said.add(key)
             try:
                 if len(step.text) > p.max_step_chars:
                     out.append(
@@ -285,6 +302,9 @@ class StepChecker:
         except DigitOutsideBase:
             return malformed_numeral_verdict(text)
         except UNREADABLE as exc:
+            bare = self._bare_answer(text)
+            if bare is not None:
+                return bare
             several = several_values(value_text, self.limits, self._numeric)
             if several is not None:
                 return several_values_verdict(text, several, self.state, self._above())
@@ -297,8 +317,18 @@ class StepChecker:
         above = self.completion[max(0, self._step_start - window) : self._step_start]
         return above + "\n" + self.prompt[-4 * self.params.max_step_chars :]
 
+    def _bare_answer(self, text: str) -> dict[str, Any] | None:
+        """An answer line with nothing above it in the completion: -1 (``refute_bare_answer``), else None."""
+        if not self.params.refute_bare_answer or self.completion[: self._step_start].strip():
+            return None
+        reason = "an answer with no work above it (params.refute_bare_answer)"
+        return {"claim": short(f"answer {text}"), "verdict": -1, "reason": reason, "form": "bare answer"}
+
     def _answer_result(self, text: str, value: Any) -> dict[str, Any]:
         got = self._numeric(value)
+        bare = self._bare_answer(text)
+        if bare is not None:
+            return {**bare, INFO: answer_info(got)}
         return {**answer_verdict(text, got, self.state, self._above()), INFO: answer_info(got)}
 
     def _check_claim(

@@ -19,17 +19,38 @@ def _values(prompt: str, completion: str, params: StepsParams = LINES, **kw: obj
 
 
 # --- 1. a repeated claim earns its +1 once -------------------------------------------------------------------------
+ZERO = StepsParams(step_split="lines", repeated_steps="zero")  # a line said again is checked: credit once
+
+
 def test_a_repeated_claim_earns_credit_once_whatever_its_spacing() -> None:
     completion = "17 - 15 = 2\n17-15=2\n17 − 15 = 2\n$17 - 15 = 2$\nThe answer is 2.\nThe answer is 2."
-    assert _values(APPLES, completion) == [1, 0, 0, 0, 1, 0]
-    spans = check_steps(LINES, APPLES, completion)
+    assert _values(APPLES, completion, ZERO) == [1, 0, 0, 0, 1, 0]
+    spans = check_steps(ZERO, APPLES, completion)
     assert spans[1][3]["claims"][0]["uncredited"] == "repeat"
+    # the default (repeated_steps: refute): a line said again word for word (spacing aside) is -1, so that
+    # repeating never dilutes a completion's blame; the same claim written otherwise keeps credit-once
+    assert _values(APPLES, completion) == [1, -1, 0, 0, 1, -1]
 
 
 def test_the_demo_fast_path_and_answer_lines_are_credited_once() -> None:
-    assert _values("Q: 17+5-8=", "17+5=22\n17+5=22\n22-8=14\nA: 14\nA: 14") == [1, 0, 1, 1, 0]
+    assert _values("Q: 17+5-8=", "17+5=22\n17+5=22\n22-8=14\nA: 14\nA: 14", ZERO) == [1, 0, 1, 1, 0]
     # an answer line copying a repeated verified result still copies a verified result
-    assert _values("Q: 17+5-8=", "17+5=22\n22-8=14\n22-8=14\nA: 14") == [1, 1, 0, 1]
+    assert _values("Q: 17+5-8=", "17+5=22\n22-8=14\n22-8=14\nA: 14", ZERO) == [1, 1, 0, 1]
+    assert _values("Q: 17+5-8=", "17+5=22\n17+5=22\n22-8=14\nA: 14\nA: 14") == [
+        1,
+        -1,
+        1,
+        1,
+        0,
+    ]  # "A:14": short
+
+
+def test_a_refuted_answer_said_again_is_refuted_again() -> None:
+    assert _values(APPLES, "The answer is 10.\nThe answer is 10.") == [
+        -1,
+        -1,
+    ]  # a bare answer, then its repeat
+    assert _values(APPLES, "The answer is 10.\nThe answer is 10.", ZERO) == [-1, 0]
 
 
 def test_a_repeated_false_claim_stays_refuted() -> None:

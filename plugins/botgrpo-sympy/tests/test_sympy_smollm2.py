@@ -106,19 +106,32 @@ def test_labelled_set_covers_every_nonempty_line() -> None:
     assert len(rows) >= 300
 
 
+def _form(meta: dict) -> bool:
+    """A -1 on the form of the text (a step said again, an answer with no work above: issue 56), not on a
+    claim's truth."""
+    return "form" in meta or any("form" in c for c in meta.get("claims", []))
+
+
 def test_figures_on_smollm2_solutions() -> None:
-    """Default params, Sample.truncated passed: precision of -1 >= 97%, +1 on a false line <= 2%."""
+    """Default params, Sample.truncated passed: precision of -1 >= 97%, +1 on a false line <= 2%. The -1s on
+    the form of the text (issue 56's repeated_steps and refute_bare_answer) are no truth verdict: counted apart."""
     rows, labels = _load()
-    verdicts = {}
+    verdicts, form = {}, 0
     for r in rows:
         prompt = "\n".join(m["content"] for m in r["prompt"])
         spans = check_steps(DEFAULT, prompt, r["completion"], truncated=r["truncated"])
         per_line: dict[int, set[float]] = {}
-        for start, _, value, _ in spans:
+        for start, _, value, meta in spans:
+            if value == -1.0 and _form(meta):
+                form += 1
+                continue
             per_line.setdefault(r["completion"].count("\n", 0, start), set()).add(value)
         verdicts[f"{r['id']}#{r['sample']}"] = {
             k: -1 if -1.0 in v else 1 if 1.0 in v else 0 for k, v in per_line.items()
         }
+    assert 0 < form < len(labels) // 4, (
+        form
+    )  # SmolLM2 repeats lines and gives bare answers; counted, not truth
     c = Counter((x["label"], verdicts[x["solution"]].get(x["line"], 0)) for x in labels)
     refuted = sum(v for (_, p), v in c.items() if p == -1)
     false = sum(v for (lab, _), v in c.items() if lab == -1)
