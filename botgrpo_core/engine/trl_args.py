@@ -166,6 +166,10 @@ def _trl_kwargs(config: RunConfig, preset: Preset, output_dir: Path) -> dict[str
     use_cpu = _use_cpu(config)
     if e.use_vllm and e.vllm_mode == "colocate":
         single_process_distributed_env()
+        # vLLM's set-up lines and warnings a user cannot act on ("Triton is installed, but ... Disabling Triton",
+        # thread binding) drown the run's own; its errors still show, VLLM_LOGGING_LEVEL=INFO brings the rest
+        # back. Read when vLLM is first imported, which is later (the trainer's module).
+        os.environ.setdefault("VLLM_LOGGING_LEVEL", "ERROR")
     kwargs: dict[str, Any] = {
         "output_dir": str(output_dir),
         "per_device_train_batch_size": per_device,
@@ -199,6 +203,10 @@ def _trl_kwargs(config: RunConfig, preset: Preset, output_dir: Path) -> dict[str
         "vllm_tensor_parallel_size": e.vllm_tensor_parallel_size,
         **trl_algorithm_args(preset),
     }
+    if e.use_vllm and e.vllm_mode == "colocate" and world_size() == 1:
+        # a one-rank world (vLLM's external_launcher needs one): its DDP wrapper reduces nothing, and with
+        # find_unused_parameters every step walks the autograd graph again and warns that nothing was unused
+        kwargs["ddp_find_unused_parameters"] = False
     if e.vllm_server_base_url:
         kwargs["vllm_server_base_url"] = e.vllm_server_base_url
     return kwargs
@@ -284,7 +292,8 @@ def _user_trl_args(trl_args: dict[str, Any], known: set[str], preset: Preset) ->
 @contextlib.contextmanager
 def quiet_library_deprecations() -> Iterator[None]:
     """Silence transformers' FutureWarnings about names TRL itself still uses (``gradient_checkpointing``,
-    ``is_gradient_checkpointing``...) and its logger's notes below errors: a user can act on none of them,
+    ``is_gradient_checkpointing``...), vLLM's about torch names it uses (``torch.distributed.reduce_op``), and
+    transformers' logger's notes below errors: a user can act on none of them,
     and they land in the middle of the progress bar. Warnings from the user's own code and every other
     category still show."""
     from transformers.utils import logging as hf_logging
@@ -294,6 +303,7 @@ def quiet_library_deprecations() -> Iterator[None]:
     try:
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", category=FutureWarning, module=r"transformers(\.|$)")
+            warnings.filterwarnings("ignore", category=FutureWarning, module=r"vllm(\.|$)")
             yield
     finally:
         hf_logging.set_verbosity(verbosity)

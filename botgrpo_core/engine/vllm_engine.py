@@ -73,10 +73,11 @@ def policy_compute_dtype(model: Any, args: Any) -> str:
 
 @contextlib.contextmanager
 def engine_dtype(dtype: str) -> Iterator[None]:
-    """While TRL builds its colocated engine, ``LLM(...)`` gets ``dtype`` unless the caller set one.
+    """While TRL builds its colocated engine, ``LLM(...)`` gets ``dtype`` unless the caller set one, and on vLLM's
+    CPU backend ``enforce_eager=True`` (:func:`cpu_eager`).
 
-    TRL 1.16 has no setting for it (``VLLMGeneration._init_vllm`` calls ``LLM`` without a dtype); the name it calls
-    is replaced for the duration of the block only.
+    TRL 1.16 has no setting for either (``VLLMGeneration._init_vllm`` calls ``LLM`` without a dtype or
+    ``enforce_eager``); the name it calls is replaced for the duration of the block only.
     """
     from trl.generation import vllm_generation
 
@@ -85,6 +86,8 @@ def engine_dtype(dtype: str) -> Iterator[None]:
     @functools.wraps(original)
     def build(*args: Any, **kwargs: Any) -> Any:
         kwargs.setdefault("dtype", dtype)
+        if cpu_eager():
+            kwargs.setdefault("enforce_eager", True)
         return original(*args, **kwargs)
 
     vllm_generation.LLM = build
@@ -92,6 +95,20 @@ def engine_dtype(dtype: str) -> Iterator[None]:
         yield
     finally:
         vllm_generation.LLM = original
+
+
+#: set to 1 to let vLLM's CPU backend compile the model (torch.compile with Inductor) as it does by default
+COMPILE_ENV = "BOTGRPO_VLLM_CPU_COMPILE"
+
+
+def cpu_eager() -> bool:
+    """Whether a colocated engine on vLLM's CPU backend runs eagerly: yes unless :data:`COMPILE_ENV` is 1.
+
+    Left to itself the CPU backend compiles the model with Inductor at every engine start, a ``--resume``
+    included (``DYNAMO_TRACE_ONCE`` in ``vllm/platforms/cpu.py``), which dominates a short run's start-up;
+    ``benchmarks/vllm_startup.py`` measures both (docs/scaling.md, "When vLLM on a CPU pays").
+    """
+    return os.environ.get(COMPILE_ENV, "0") != "1" and vllm_on_cpu()
 
 
 def refresh_embedding_heads(model: Any) -> int:
