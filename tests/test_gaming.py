@@ -41,6 +41,13 @@ def test_the_collapsed_runs_are_flagged_before_their_end(path: str, cause: str, 
     assert f"at step {step}" in first.message and "Likely fix" in first.message
 
 
+def test_reward_rising_without_success_is_flagged() -> None:
+    """React seed 2: the outcome (0.5 compile + 0.25 render + 0.25 substance) rose to 0.75 on trivial pages while
+    the task's success (compiles and not trivial) fell to 0."""
+    warnings, _ = _replayed("real-react-tuned/metrics/bot-grpo_seed2.metrics.jsonl.gz")
+    assert ("reward without success", 15) in [(w.cause, w.step) for w in warnings]
+
+
 def test_grpos_react_seed_0_which_kept_its_pages_is_not_flagged() -> None:
     warnings, _ = _replayed("real-react-tuned/metrics/grpo_seed0.metrics.jsonl.gz")
     assert warnings == []

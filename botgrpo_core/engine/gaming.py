@@ -10,7 +10,9 @@ per generation batch, what such runs change (this process's rollouts):
 - ``gaming/<signal>/uncovered_frac``: per local signal, the share of tokens none of its spans covers;
 - ``gaming/<signal>/against_outcome_frac``: per local signal, among groups whose outcome has spread, the share
   where the rollouts of the best outcome have a lower mean of that signal than the rest: the local signal
-  pulls against the outcome there.
+  pulls against the outcome there;
+- the monitor also reads ``reward/outcome_mean - success_rate`` where the task defines success: an outcome
+  reward that rises while the task's success does not pays a shortcut.
 
 :class:`GamingMonitor` reads the logged metrics step by step (live in the trainer, or replayed from a run's
 ``metrics.jsonl``: :func:`replay`) and warns once per cause when a rule (:data:`RULES`) holds for
@@ -160,6 +162,15 @@ RULES: tuple[Rule, ...] = (
         "lower rewards.beta or its weight",
     ),
     Rule(
+        "reward without success",
+        "gaming/outcome_over_success",
+        lambda v, b: v >= max(0.4, (b or 0.0) + 0.35),
+        "the outcome reward is {value:.2f} above the task's success rate (first steps: {baseline:.2f}): the reward "
+        "pays for something that does not succeed",
+        "the outcome pays a shortcut (round 4's React outcome paid a trivial page 0.75): gate it on what success "
+        "needs (React: bench.react_cascade), and run `botgrpo probe` with the task's own gamed variants",
+    ),
+    Rule(
         "entropy collapse",
         "entropy",
         lambda v, b: b is not None and b > 0 and v < 0.1 * b,
@@ -213,6 +224,9 @@ class GamingMonitor:
         if step <= self._last_step:
             return []
         self._last_step = step
+        outcome, success = logs.get("reward/outcome_mean"), logs.get("success_rate")
+        if isinstance(outcome, (int, float)) and isinstance(success, (int, float)):
+            logs = {**logs, "gaming/outcome_over_success": float(outcome) - float(success)}
         fired = []
         for rule in self.rules:
             for key, signal, value in self._metrics_of(rule, logs):
