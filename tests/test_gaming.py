@@ -53,6 +53,15 @@ def test_grpos_react_seed_0_which_kept_its_pages_is_not_flagged() -> None:
     assert warnings == []
 
 
+@pytest.mark.parametrize("method", ["bot-grpo", "grpo"])
+def test_the_toy_demos_runs_are_not_flagged(method: str) -> None:
+    """`make demo`'s two runs (200 steps each; a fresh clone at 3f9200e, tests/data/gaming/)."""
+    path = Path(__file__).parent / "data" / "gaming" / f"demo_math-medium_{method}_seed0.metrics.jsonl.gz"
+    with gzip.open(path, "rt") as handle:
+        rows = [json.loads(line) for line in handle]
+    assert len([r for r in rows if r.get("kind") == "train"]) == 200 and replay(rows) == []
+
+
 def test_a_flat_run_never_warns_and_each_cause_warns_once() -> None:
     flat = [
         {"kind": "train", "step": s, "gaming/length_mean": 80.0, "gaming/cut_frac": 0.05}
