@@ -251,3 +251,16 @@ def test_thread_warning(threads: int, cores: int, load: float, warned: bool) -> 
     assert (text is not None) == warned
     if text:
         assert f"training.num_threads is {threads}" in text and "set training.num_threads: 1" in text
+
+
+def test_the_trainers_dominance_check_reads_a_global_signals_gap() -> None:
+    """The SmolLM2 example's mixture (sympy.answer with its declared gap 1, sympy.steps): the trainer's
+    outcome-dominance check gets the signals' runners, and once crashed on them (``'_SignalRunner' object has no
+    attribute 'distribution'``), so every such ``botgrpo train`` stopped before its first step."""
+    pytest.importorskip("botgrpo_sympy")
+    from botgrpo_core import RewardMixture
+    from botgrpo_core.engine.dominance import OutcomeDominance
+
+    signals = [{"name": "sympy.answer", "params": {"reference_field": "answer"}}, {"name": "sympy.steps"}]
+    mixture = RewardMixture.from_dict({"alpha": 1.0, "beta": 0.25, "signals": signals})
+    assert OutcomeDominance(mixture, [], None)._signal_gap == 1.0
