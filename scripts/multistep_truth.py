@@ -42,7 +42,7 @@ RESULTS = ROOT / "benchmarks/results"
 LINES = RESULTS / "multistep_lines.jsonl"
 HAND = RESULTS / "multistep_lines_hand.json"
 PRECISION = RESULTS / "multistep_steps_precision.json"
-DRAWS = "multi23=m23-small-train64x8,multi45=m45-small-train64x8"
+DRAWS = "multi23=m23-small-train32x8,multi45=m45-addsub-matched-train16x8"
 
 _MARKER = re.compile(r"^\s*(?:[-*•]\s+|\(?\d+[.)]\s+(?=\S*\d))")  # "- ", "* ", "1. " (a number must follow)
 _UNITS = re.compile(r"^(?P<claim>.*=\s*[-−]?\$?\d[\d,]*(?:\.\d+)?)\s*(?:[A-Za-z][A-Za-z ]*)?$")
@@ -272,31 +272,40 @@ def precision_table(rows: list[dict[str, Any]], key: str) -> dict[str, Any]:
     return table
 
 
+def _script(name: str) -> Any:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(name, ROOT / f"scripts/{name}.py")
+    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    spec.loader.exec_module(module)  # type: ignore[union-attr]
+    return module
+
+
 def precision(params: dict[str, Any], draws: str) -> dict[str, Any]:
-    from botgrpo_bench.word_problems import WordProblemsParams, WordProblemsTask, load_problems
     from botgrpo_core.rewards.samples import prompt_text
     from botgrpo_core.signals import Sample, SampleError
     from botgrpo_core.signals.manager import get_plugin_manager
 
+    start = _script("multistep_start")
     lines = [json.loads(x) for x in LINES.read_text().splitlines()]
     hand = {(h["draws"], h["id"], h["sample"], h["line"]): h["hand"] for h in json.loads(HAND.read_text())}
     signal = get_plugin_manager().get_signal("sympy.steps")
     steps = signal.spec.make_scorer(signal.spec.params_model(**{"workers": 1, **params}))
     verdicts: dict[tuple[str, str, int], dict[int, int]] = {}
     try:
-        for level, name in (part.split("=") for part in draws.split(",")):
-            # the rows as training renders them (the task's one-shot prompt), the prompt read as the trainer reads it
-            task = WordProblemsTask(WordProblemsParams(problem_set=level, prompt="one_shot"))
-            rows = {r["id"]: r for r in task.train_rows(len(load_problems(level, "train")), seed=0)}
+        for _level, name in (part.split("=") for part in draws.split(",")):
+            # the rows and prompts the draws were made from (scripts/multistep_start.py's variant and count), the
+            # prompt read as the trainer reads it
+            variant, shape = name.rsplit("-train", 1)
+            made, _ = start.training_rows(variant, int(shape.split("x")[0]))
+            rows = {r["id"]: r for r in made}
             drawn = [
                 json.loads(x)
                 for x in (RESULTS / "multistep_samples" / f"{name}.jsonl").read_text().splitlines()
             ]
             mismatched = [d["id"] for d in drawn if rows[d["id"]]["answer"] != d["answer"]]
             if mismatched:
-                raise SystemExit(
-                    f"{name}: draws of other problems than the shipped {level} set: {mismatched[:5]}"
-                )
+                raise SystemExit(f"{name}: draws of other problems than {variant}'s: {mismatched[:5]}")
             samples = [
                 Sample(
                     prompt=prompt_text(rows[d["id"]]["prompt"]),
