@@ -9,7 +9,8 @@ sympy corpus's competition solutions and their one-line-wrong twins for the AIME
 the React recipe. Two things this machine cannot give a recipe, said in the table: its model's tokenizer
 (``--tokenizer smollm2-135m-instruct`` stands in: only the length cap's position depends on it) and the LLM judge
 its mixture names (``judge.*`` cannot reach its server here and scores 0 on every row: ``on_error: zero``, as in an
-outage of the judge).
+outage of the judge). Each sympy signal runs one checker process here (the recipes' 4-8 per GPU process would not
+start on a 2-core machine; no value depends on it).
 """
 
 from __future__ import annotations
@@ -28,28 +29,28 @@ SMOLLM2 = "smollm2-135m-instruct"
 EXAMPLES: dict[str, tuple[str, str | None, int, str | None]] = {
     "quickstart": ("examples/quickstart.yaml", None, 64, None),
     "smollm2-math-cpu": ("examples/smollm2-math-cpu.yaml", "math-easy-smollm2.jsonl", 0, None),
-    "math-qwen2.5-3b": ("examples/recipes/math-qwen2.5-3b.yaml", "competition-written.jsonl", 0, SMOLLM2),
+    "math-qwen2.5-3b": ("examples/recipes/math-qwen2.5-3b.yaml", "competition-written.jsonl", 64, SMOLLM2),
     "math-qwen2.5-3b-8gpu": (
         "examples/recipes/math-qwen2.5-3b-8gpu.yaml",
         "competition-written.jsonl",
-        0,
+        64,
         SMOLLM2,
     ),
     "math-phi4-mini-reasoning": (
         "examples/recipes/math-phi4-mini-reasoning.yaml",
         "competition-written.jsonl",
-        0,
+        64,
         SMOLLM2,
     ),
-    "math-smollm3-3b": ("examples/recipes/math-smollm3-3b.yaml", "competition-written.jsonl", 0, SMOLLM2),
+    "math-smollm3-3b": ("examples/recipes/math-smollm3-3b.yaml", "competition-written.jsonl", 64, SMOLLM2),
     "react-qwen2.5-3b": (
         "examples/recipes/react-qwen2.5-3b.yaml",
         "react-requests-smollm2.jsonl",
         48,
         SMOLLM2,
     ),
-    "verl-tiny-cpu": ("examples/verl/tiny-cpu-rewards.yaml", "competition-written.jsonl", 0, "tiny-bpe"),
-    "verl-math": ("examples/verl/math-rewards.yaml", "competition-written.jsonl", 0, SMOLLM2),
+    "verl-tiny-cpu": ("examples/verl/tiny-cpu-rewards.yaml", "competition-written.jsonl", 64, "tiny-bpe"),
+    "verl-math": ("examples/verl/math-rewards.yaml", "competition-written.jsonl", 64, SMOLLM2),
 }
 
 
@@ -60,6 +61,12 @@ def probe(name: str) -> dict:
     cmd += ["--input", str(PROBE / honest)] if honest else []
     cmd += ["--rows", str(rows)] if rows else []
     cmd += ["--tokenizer", tokenizer] if tokenizer else []
+    # one checker process per sympy signal: a recipe's 4-8 per GPU process would not start on this 2-core machine
+    # (worker counts change no value)
+    text = (ROOT / run_file).read_text()
+    for signal in ("sympy.answer", "sympy.steps"):
+        if f"name: {signal}" in text:
+            cmd += ["--set", f"rewards.signals[{signal}].workers=1"]
     start = time.time()
     done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
     record = json.loads(out.read_text()) if out.exists() and done.returncode in (0, 1) else {}
