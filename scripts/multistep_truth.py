@@ -320,6 +320,16 @@ def precision(params: dict[str, Any], draws: str) -> dict[str, Any]:
                 verdicts[(name, d["id"], d["sample"])] = found
     finally:
         getattr(steps, "close", lambda: None)()
+    seen: dict[tuple[str, str, int], set[str]] = {}
+    for (
+        r
+    ) in lines:  # a line said again word for word in its completion (sympy.steps' repeated_steps reads these)
+        key, said = (
+            (r["draws"], r["id"], r["sample"]),
+            re.sub(r"\s+", " ", r["text"].strip().lower()).rstrip("."),
+        )
+        r["repeat"] = len(said) >= 6 and said in seen.setdefault(key, set())
+        seen[key].add(said)
     for r in lines:
         r["checker"] = verdicts[(r["draws"], r["id"], r["sample"])].get(r["line"], 0)
         r["hand"] = hand.get((r["draws"], r["id"], r["sample"], r["line"]))
@@ -350,10 +360,15 @@ def precision(params: dict[str, Any], draws: str) -> dict[str, Any]:
             },
             "step_lines_by_reference": precision_table(mine, "reference"),
             "step_lines_by_reference_and_hand": precision_table(mine, "truth"),
+            "repeated_step_lines": sum(r["repeat"] for r in mine),
+            "first_saying_by_reference_and_hand": precision_table(
+                [r for r in mine if not r["repeat"]], "truth"
+            ),
+            "repeats_by_reference_and_hand": precision_table([r for r in mine if r["repeat"]], "truth"),
             "hand_sample": precision_table([r for r in mine if r["hand"] is not None], "hand"),
             "answer_lines_by_problem_answer": precision_table(answers, "answer_line"),
             "disagreements": [
-                {k: r[k] for k in ("id", "sample", "line", "text", "checker", "truth", "why")}
+                {k: r[k] for k in ("id", "sample", "line", "text", "checker", "truth", "repeat", "why")}
                 for r in mine
                 if r["checker"] in (-1, 1) and r["truth"] in (-1, 1) and r["checker"] != r["truth"]
             ][:60],
