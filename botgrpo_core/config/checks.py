@@ -208,7 +208,8 @@ def _refuse_pool_keys_twice(registered: Any, signal: SignalConfig, path: str) ->
 
 def _value_gap(signal: SignalConfig, registered: Any, bounds: tuple[float, float]) -> float:
     """A global signal's smallest difference between two of its values (``SignalSpec.gap``; ``high - low``)."""
-    registered = getattr(registered, "registered", registered)  # the trainer's check passes the signal's runner
+    # the trainer's check passes the signal's runner
+    registered = getattr(registered, "registered", registered)
     if getattr(registered.spec, "gap", None) is None:
         return bounds[1] - bounds[0]
     return registered.spec.resolve_gap(validate_params(registered, signal, "rewards.signals"))

@@ -23,7 +23,7 @@ def machine_facts() -> dict[str, Any]:
     """
     import torch
 
-    from botgrpo_core.engine.provenance import cpu_model, boot_id
+    from botgrpo_core.engine.provenance import boot_id, cpu_model
 
     return {
         "cpu": cpu_model(),

@@ -183,7 +183,9 @@ def test_fast_arithmetic_path_equals_the_general_path(a: int, b: int, op: str, c
     steps = split_steps(completion)
 
     def general(step: Piece) -> list[dict]:
-        slow._step_start = step.start  # what _check_step sets before either path (the text above an answer line)
+        slow._step_start = (
+            step.start
+        )  # what _check_step sets before either path (the text above an answer line)
         records = slow._claims_of(step)
         slow.credit.apply(records)  # what _check_step does after either path (repeats, trivial claims)
         return records
