@@ -147,11 +147,14 @@ def claim_runs(text: str) -> list[str]:
     brackets, ``+ - * /`` and ``=`` within one sentence ("Elena has 17 + 7 = 24 marbles." -> "17 + 7 = 24")."""
     runs = []
     for sentence in re.split(r"\.(?=\s|$)", text):
-        for run in _RUN.findall(sentence):
-            run = (
-                run.strip(" .").removeprefix("=").strip()
-            )  # "Total = 3 * 4 = 12": the name's '=' is no claim
+        for match in _RUN.finditer(sentence):
+            # "Total = 3 * 4 = 12": the name's '=' is no claim
+            run = match.group().strip(" .").removeprefix("=").strip()
             if "=" in run and re.search(r"\d", run):
+                if re.match(r"[+*/]", run) or (run.startswith("-") and sentence[: match.start()].strip()):
+                    run = (
+                        "?" + run
+                    )  # a run cut by words ("23 stickers + 1 = 24"): its first operand is not read
                 runs.append(run)
     return runs
 
@@ -328,8 +331,9 @@ def precision(params: dict[str, Any], draws: str) -> dict[str, Any]:
             (r["draws"], r["id"], r["sample"]),
             re.sub(r"\s+", " ", r["text"].strip().lower()).rstrip("."),
         )
-        r["repeat"] = len(said) >= 6 and said in seen.setdefault(key, set())
-        seen[key].add(said)
+        before = seen.setdefault(key, set())
+        r["repeat"] = len(said) >= 6 and said in before
+        before.add(said)
     for r in lines:
         r["checker"] = verdicts[(r["draws"], r["id"], r["sample"])].get(r["line"], 0)
         r["hand"] = hand.get((r["draws"], r["id"], r["sample"], r["line"]))

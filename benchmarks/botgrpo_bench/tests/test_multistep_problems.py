@@ -50,6 +50,8 @@ truth = _script("multistep_truth")
         ("2 pages + 2 pages = 4 pages", None),  # words between the numbers: not read
         ("24 - 2 days * 3.5 = 2 pages", None),  # a run cut by words
         ("Max = 5", None),  # a name given a value: no claim
+        ("Pia has 23 stickers + 1 = 24 stickers", None),  # a run cut by words: its first operand unread
+        ("So, Omar has 10 cards - 1 = 9 more cards.", None),
         ("The answer is 15.", None),
         ("x = 5", None),
         ("2 ** 5 = 32", None),  # outside the grammar
