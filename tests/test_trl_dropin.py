@@ -69,7 +69,14 @@ def test_signature_is_grpotrainers_then_botgrpos_keywords() -> None:
         (p.name, p.kind, p.default) for p in theirs
     ]
     extra = ours[len(theirs) :]
-    assert [p.name for p in extra] == ["mixture", "preset", "success_fn", "dynamic_sampling_rounds", "log_fn"]
+    assert [p.name for p in extra] == [
+        "mixture",
+        "preset",
+        "success_fn",
+        "dynamic_sampling_rounds",
+        "log_fn",
+        "gaming_monitor",
+    ]
     assert all(p.kind is inspect.Parameter.KEYWORD_ONLY for p in extra)
 
 

@@ -184,7 +184,14 @@ def core_run_file(tmp_path: Path, workers: int = 0, eval_size: int = 4, **traini
             "beta": 0.25,
             "signals": [
                 {"name": "core.exact_answer"},
-                {"name": "core.regex", "params": {"pattern": r"\d+", "value": 1.0}, "workers": workers},
+                # uncovered: zero: a +1-only signal centred at its group's mean would give no token credit, and
+                # these runs must update the model
+                {
+                    "name": "core.regex",
+                    "params": {"pattern": r"\d+", "value": 1.0},
+                    "workers": workers,
+                    "uncovered": "zero",
+                },
             ],
         },
         "training": {
