@@ -19,7 +19,12 @@ from botgrpo_core.config.errors import ConfigError
 from botgrpo_core.config.models import RewardsConfig
 from botgrpo_core.estimators.compute import compute_advantages
 from botgrpo_core.rewards.mixture import RewardMixture
-from botgrpo_core.rewards.shaping import AFTER_FIRST_ERROR_MODES, shape_spans, shape_token_rows
+from botgrpo_core.rewards.shaping import (
+    AFTER_FIRST_ERROR_MODES,
+    shape_spans,
+    shape_token_rows,
+    shuffle_span_values,
+)
 from botgrpo_core.signals import Sample, SignalSpec, Span, TokenValues
 from botgrpo_core.signals.hookspecs import hookimpl
 from botgrpo_core.signals.manager import PluginManager
@@ -171,3 +176,39 @@ def test_a_global_signal_refuses_shaping() -> None:
         check_rewards(config, "run.yaml", _manager())
     with pytest.raises(ValueError, match="after_first_error"):
         RewardsConfig(alpha=1.0, beta=1.0, signals=[{"name": "test.lines", "after_first_error": "drop"}])
+
+
+# shuffle_spans: the placement control of issue 57's study (same values per completion, other spans)
+
+
+def test_shuffled_spans_keep_their_places_and_their_values_as_a_multiset() -> None:
+    spans = [Span(0, 2, 1.0), Span(3, 5, -1.0), Span(6, 8, 1.0), Span(9, 11, 1.0), Span(12, 14, -1.0)]
+    texts = [f"completion {i}" for i in range(40)]
+    moved = 0
+    for text in texts:
+        out = shuffle_span_values(list(reversed(spans)), text)  # any order in, by position out
+        assert [(s.start, s.end) for s in out] == [(s.start, s.end) for s in spans]
+        assert sorted(s.value for s in out) == sorted(s.value for s in spans)
+        assert out == shuffle_span_values(spans, text)  # fixed by the text: every batch and process alike
+        moved += [s.value for s in out] != [s.value for s in spans]
+    # 5 spans, values {+1 x3, -1 x2}: 10 distinct placements, so about 9 in 10 texts move something
+    assert moved >= 30
+    assert shuffle_span_values([], "x") == []
+
+
+def test_the_mixture_moves_a_completions_credit_and_keeps_its_amount() -> None:
+    """Through the real mixture: each completion's summed local reward is the same (spans of equal length),
+    the tokens it lands on differ for some completions; a global signal refuses the key."""
+    completions = [f"ok{i}\nno{i}\nok{i}\nok{i}\nno{i}" for i in range(12)]
+    config = RewardsConfig(alpha=0.0, beta=1.0, signals=[{"name": "test.lines"}])
+    shuffled = RewardsConfig(alpha=0.0, beta=1.0, signals=[{"name": "test.lines", "shuffle_spans": True}])
+    with RewardMixture(config, _manager()) as mixture:
+        plain = mixture.score_batch(make_samples(completions)).token_rewards
+    with RewardMixture(shuffled, _manager()) as mixture:
+        moved = mixture.score_batch(make_samples(completions)).token_rewards
+    assert torch.equal(plain.sum(dim=1), moved.sum(dim=1))
+    assert torch.equal((plain != 0).sum(dim=1), (moved != 0).sum(dim=1))
+    assert sum(not torch.equal(a, b) for a, b in zip(plain, moved)) >= 6
+    config = RewardsConfig(alpha=1.0, beta=0.0, signals=[{"name": "test.outcome", "shuffle_spans": True}])
+    with pytest.raises(ConfigError, match=r"rewards\.signals\[0\]\.shuffle_spans.*global"):
+        RewardMixture(config, _manager())

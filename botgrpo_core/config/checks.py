@@ -115,6 +115,11 @@ def check_shaping(
             f"{path}.after_first_error is {signal.after_first_error!r} but {signal.name!r} is a {kind} signal "
             "(one value per rollout, no steps to shape): remove the key or set it to 'keep'."
         )
+    if signal.shuffle_spans:
+        raise ConfigError(
+            f"{path}.shuffle_spans is true but {signal.name!r} is a {kind} signal "
+            "(one value per rollout, no spans to move): remove the key or set it to false."
+        )
     if signal.uncovered not in (None, "zero"):
         raise ConfigError(
             f"{path}.uncovered is {signal.uncovered!r} but {signal.name!r} is a {kind} signal "

@@ -92,6 +92,14 @@ class SignalConfig(RunFileModel):
         "docs/concepts.md",
     )
 
+    shuffle_spans: bool = Field(
+        False,
+        description="local signals, a control for studies: the values of a completion's spans are permuted "
+        "among its spans (a fixed permutation per completion text), so each completion keeps the same amount "
+        "of credit and blame but at random places: does the placement of credit matter, or only its amount? "
+        "Per-token values are not moved. Never for a real run",
+    )
+
     @property
     def uncovered_fill(self) -> Uncovered:
         """What a local signal's uncovered tokens get: ``uncovered``, or ``group_mean`` where it is null."""

@@ -26,7 +26,7 @@ from botgrpo_core.config.checks import check_shaping, validate_params
 from botgrpo_core.config.models import RewardsConfig
 from botgrpo_core.rewards.alignment import align_each, offsets_tensor
 from botgrpo_core.rewards.runner import SignalError, _SignalRunner
-from botgrpo_core.rewards.shaping import shape_spans, shape_token_rows
+from botgrpo_core.rewards.shaping import shape_spans, shape_token_rows, shuffle_span_values
 from botgrpo_core.rewards.signal_metrics import (
     mixture_metrics,
     signal_columns,
@@ -272,6 +272,8 @@ def _score_signal(
     else:
         shaping = cfg.after_first_error  # botgrpo_core.rewards.shaping: the steps after the first error
         spans = [shape_spans(r, shaping) if isinstance(r, list) else [] for r in results]
+        if cfg.shuffle_spans:  # a placement control (shaping.shuffle_span_values): same values, other spans
+            spans = [shuffle_span_values(s, sample.completion) for s, sample in zip(spans, samples)]
         values, misaligned = align_each(spans, offsets, text_lengths, placement=cfg.placement)
         for i, exc in misaligned.items():  # that sample's failure, not the batch's
             if cfg.on_error == "raise":

@@ -14,6 +14,10 @@ that overlaps the first negative span keeps its value. Per-token values (:class:
 the same way with each token as its own span: tokens after the first negative token get 0 (``zero``) or
 that token's value (``negative``); this one runs as torch ops over the ``(B, T)`` rows.
 
+``shuffle_spans`` (per signal, a control for studies, not a rule): after the rule above, the values of a
+completion's spans are permuted among its spans, the permutation fixed by the completion's text (CRC-32), so a
+completion keeps its amount of credit and blame and loses its placement (:func:`shuffle_span_values`).
+
 Shaping runs on the signal's values before alignment; a signal's ``results`` (and their ``meta``) are
 left as the plugin returned them, so ``botgrpo score`` still shows what the signal said.
 """
@@ -21,6 +25,8 @@ left as the plugin returned them, so ``botgrpo score`` still shows what the sign
 from __future__ import annotations
 
 import dataclasses
+import random
+import zlib
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, get_args
 
@@ -53,6 +59,19 @@ def shape_spans(spans: Sequence[Span], mode: AfterFirstError) -> list[Span]:
         dataclasses.replace(s, value=later_value) if s is not first and s.start >= first.end else s
         for s in spans
     ]
+
+
+def shuffle_span_values(spans: Sequence[Span], text: str) -> list[Span]:
+    """``spans`` (sorted by position) with their values permuted among them: the same values at other places.
+
+    :param spans: one completion's spans, in any order.
+    :param text: the completion's text; it fixes the permutation (CRC-32 as the seed), so the same completion
+        gets the same placement in every batch, run and process.
+    """
+    ordered = sorted(spans, key=lambda s: (s.start, s.end))
+    values = [s.value for s in ordered]
+    random.Random(zlib.crc32(text.encode("utf-8", "surrogatepass"))).shuffle(values)
+    return [dataclasses.replace(s, value=v) for s, v in zip(ordered, values)]
 
 
 def shape_token_rows(values: torch.Tensor, mode: AfterFirstError) -> torch.Tensor:
