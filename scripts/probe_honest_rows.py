@@ -7,6 +7,9 @@
   the cap), each with the task's prompt and ``answer`` field, ``truncated`` where the cap cut it.
 - ``react-requests-smollm2.jsonl``: the 400 pages of ``benchmarks/results/react_requests_start.samples.jsonl``
   (50 held-out requests x 8, temperature 0.7, <= 1024 tokens), with the task's prompt and row fields.
+- ``multi23-smollm2.jsonl``: the 256 answers of ``benchmarks/results/multistep_samples/multi23-heldout128x2.jsonl``
+  (issue 57's multi-step level: 128 held-out problems of the ``multi23`` set x 2, its one-shot prompt with a worked
+  example of three operations, temperature 0.7, <= 256 tokens), with the task's prompt and ``answer`` field.
 - ``competition-written.jsonl``: no model wrote these: the sympy plugin's competition-style solutions (its corpus,
   dev split, written here), each clean one and its step twins (one line wrong), for the AIME recipes.
 
@@ -31,6 +34,22 @@ def math_rows() -> list[dict]:
     rows = {r["id"]: r for r in task.eval_rows(64)}
     out = []
     for line in (RESULTS / "math_start_easy_one_shot.samples.jsonl").read_text().splitlines():
+        s = json.loads(line)
+        row = rows[s["id"]]
+        out.append(
+            {**row, "completion": s["completion"], "truncated": not s["finished"], "sample": s["sample"]}
+        )
+    return out
+
+
+def multi23_rows() -> list[dict]:
+    from botgrpo_bench.word_problems import WordProblemsParams, WordProblemsTask
+
+    task = WordProblemsTask(WordProblemsParams(problem_set="multi23", prompt="one_shot"))
+    rows = {r["id"]: r for r in task.eval_rows(128)}
+    samples = RESULTS / "multistep_samples" / "multi23-heldout128x2.jsonl"
+    out = []
+    for line in samples.read_text().splitlines():
         s = json.loads(line)
         row = rows[s["id"]]
         out.append(
@@ -87,6 +106,7 @@ def main() -> None:
     OUT.mkdir(parents=True, exist_ok=True)
     sets = (
         ("math-easy-smollm2", math_rows()),
+        ("multi23-smollm2", multi23_rows()),
         ("react-requests-smollm2", react_rows()),
         ("competition-written", competition_rows()),
     )

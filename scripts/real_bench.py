@@ -1,7 +1,10 @@
-"""Run issue 37's real-model bench (benchmarks/bench_real.yaml) in its fixed order, one run at a time, and commit
-each finished run's records as it ends: runs of hours that outlive a session.
+"""Run a real-model bench in its fixed order, one run at a time, and commit each finished run's records as it
+ends: runs of hours that outlive a session. ``--bench real`` (the default) is issue 37's
+benchmarks/bench_real.yaml (:data:`ORDER`), ``--bench multistep`` issue 57's benchmarks/bench_multistep.yaml
+(:data:`MULTISTEP_ORDER`).
 
     nohup .venv-vllm/bin/python scripts/real_bench.py > runs/real_bench.log 2>&1 &
+    nohup .venv-vllm/bin/python scripts/real_bench.py --bench multistep > runs/multistep_bench.log 2>&1 &
 
 Each command (:data:`ORDER`, widened run by run) adds runs to its folder (``runs/bench/real-<folder>``, a
 level's own name unless the entry names another: one level's runs may be split over folders, e.g. the methods
@@ -77,13 +80,29 @@ ORDER: list[tuple[Any, ...]] = [
     ("math-lr2e-4-cutfix", ["bot-grpo"], [0, 1, 2]),
 ]
 
+#: issue 57's order (benchmarks/bench_multistep.yaml's header, fixed with its settings before any run): the
+#: learning-rate pilot on seed 100 (excluded from the headline), the eight paired seeds of level multi23, the controls
+MULTISTEP_ORDER: list[tuple[Any, ...]] = [
+    ("multi23-pilot", ["bot-grpo"], [100]),
+    ("multi23", ["bot-grpo", "grpo"], [0, 1, 2, 3, 4, 5, 6, 7]),
+    # the controls, 4 seeds each
+    ("multi23-shuffled", ["bot-grpo"], [0, 1, 2, 3]),
+    ("multi23", ["pure"], [0, 1, 2, 3], "multi23-pure"),
+]
 
-def _load_plan() -> list[tuple[str, list[str], list[int], str]]:
+#: --bench NAME: (bench file, the name of its order in this module, the issue its commit messages name)
+BENCHES: dict[str, tuple[str, str, str]] = {
+    "real": (BENCH, "ORDER", "issue 37"),
+    "multistep": ("benchmarks/bench_multistep.yaml", "MULTISTEP_ORDER", "issue 57"),
+}
+
+
+def _load_plan(order: list[tuple[Any, ...]]) -> list[tuple[str, list[str], list[int], str]]:
     """The commands, (level, methods, seeds, folder): a folder's first seed one method at a time (a commit per
     run), then each further seed for all methods at once (a bench plan is methods x seeds, and a folder's record
     only widens); finished runs are reused."""
     out = []
-    for level, methods, seeds, *folder in ORDER:
+    for level, methods, seeds, *folder in order:
         name = folder[0] if folder else level
         out += [(level, methods[: m + 1], seeds[:1], name) for m in range(len(methods))]
         out += [(level, methods, seeds[: k + 1], name) for k in range(1, len(seeds))]
@@ -290,9 +309,10 @@ class _Stop:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dry-run", action="store_true")
+    parser.add_argument("--bench", choices=sorted(BENCHES), default="real", help="which bench and order")
     args = parser.parse_args()
     with _Stop() as stop:
-        return _commands(args.dry_run, stop)
+        return _commands(args.dry_run, stop, args.bench)
 
 
 def _running(pid: int) -> bool:
@@ -329,14 +349,14 @@ def _group_running(group: int) -> bool:
     return False
 
 
-def _commit_finished(folder: str) -> bool:
+def _commit_finished(folder: str, issue: str = "issue 37") -> bool:
     """Commit the records of every finished run of ``folder`` that git does not hold yet; whether all went in."""
     ok = True
     for method, seed in sorted(finished(folder) - committed(folder)):
         ok = (
             commit(
                 [record(folder)],
-                f"issue 37 real-model bench, {folder}: records after {method} seed {seed} (finished; the "
+                f"{issue} real-model bench, {folder}: records after {method} seed {seed} (finished; the "
                 "command goes on; scripts/real_bench.py)",
             )
             and ok
@@ -344,12 +364,13 @@ def _commit_finished(folder: str) -> bool:
     return ok
 
 
-def _commands(dry_run: bool, stop: _Stop) -> int:
-    for level, methods, seeds, folder in _load_plan():
+def _commands(dry_run: bool, stop: _Stop, bench_name: str = "real") -> int:
+    bench_file, order, issue = BENCHES[bench_name]
+    for level, methods, seeds, folder in _load_plan(globals()[order]):
         if stop.signum is not None:
             break
         cmd = [
-            str(BOTGRPO), "bench", BENCH, "--output", f"runs/bench/real-{folder}",
+            str(BOTGRPO), "bench", bench_file, "--output", f"runs/bench/real-{folder}",
             "--set", f"include=[{level}]", "--set", f"methods=[{', '.join(methods)}]",
             "--set", f"seeds=[{', '.join(map(str, seeds))}]",
         ]  # fmt: skip
@@ -376,7 +397,7 @@ def _commands(dry_run: bool, stop: _Stop) -> int:
             time.sleep(POLL_S)
             # a command adding a seed runs one run per method, hours in all: commit each run as it finishes, so that
             # a session's end loses at most the run in progress (the next checkout puts the finished ones back)
-            _commit_finished(folder)
+            _commit_finished(folder, issue)
         if stop.signum is not None:
             stop.wait_group(STOP_GRACE_S)  # the runs finish their step and save; the bench itself is gone
         stop.group = None
@@ -384,7 +405,8 @@ def _commands(dry_run: bool, stop: _Stop) -> int:
         last = f"{methods[-1]} seed {seeds[-1]}"
         saved = commit(
             [dst],
-            f"issue 37 real-model bench, {folder}: records after {last} (botgrpo bench exit {code}; scripts/real_bench.py)",
+            f"{issue} real-model bench, {folder}: records after {last} (botgrpo bench exit {code}; "
+            "scripts/real_bench.py)",
         )
         if stop.signum is not None:
             name = signal.Signals(stop.signum).name

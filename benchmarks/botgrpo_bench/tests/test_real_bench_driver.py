@@ -243,3 +243,24 @@ def test_sigterm_stops_the_bench_and_its_runs_and_commits_what_finished(
         assert not driver._running(pid), pid  # neither the bench nor its run is left running
     assert (tmp_path / "run-stopped").read_text() == "yes"  # the run stopped at its own pace, not killed
     assert driver.committed("react-tuned") == {("bot-grpo", 0)}
+
+
+def test_each_bench_runs_its_own_file_and_order(
+    driver: Any, monkeypatch: pytest.MonkeyPatch, capsys: Any
+) -> None:
+    """``--bench multistep`` runs benchmarks/bench_multistep.yaml in MULTISTEP_ORDER (its pilot first), and every
+    level it names is a task of that file; the default stays issue 37's bench."""
+    import yaml
+
+    monkeypatch.setattr("sys.argv", ["real_bench.py", "--bench", "multistep", "--dry-run"])
+    assert driver.main() == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert all(" bench benchmarks/bench_multistep.yaml " in line for line in lines)
+    assert "include=[multi23-pilot]" in lines[0] and "seeds=[100]" in lines[0]
+    tasks = yaml.safe_load((ROOT / "benchmarks" / "bench_multistep.yaml").read_text(encoding="utf-8"))[
+        "tasks"
+    ]
+    assert {level for level, *_ in driver.MULTISTEP_ORDER} <= set(tasks)
+    monkeypatch.setattr("sys.argv", ["real_bench.py", "--dry-run"])
+    assert driver.main() == 0
+    assert all(" bench benchmarks/bench_real.yaml " in line for line in capsys.readouterr().out.splitlines())
