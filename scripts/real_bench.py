@@ -90,10 +90,18 @@ MULTISTEP_ORDER: list[tuple[Any, ...]] = [
     ("multi23", ["pure"], [0, 1, 2, 3], "multi23-pure"),
 ]
 
+#: issue 58's order (benchmarks/bench_react_checks.yaml's header, fixed with its settings before any run): after
+#: issue 57's level multi23 (``--bench multistep --bench react-checks``), the pilot on seed 100, then seeds 0-5
+REACT_CHECKS_ORDER: list[tuple[Any, ...]] = [
+    ("react-checks-pilot", ["bot-grpo"], [100]),
+    ("react-checks", ["bot-grpo", "grpo"], [0, 1, 2, 3, 4, 5]),
+]
+
 #: --bench NAME: (bench file, the name of its order in this module, the issue its commit messages name)
 BENCHES: dict[str, tuple[str, str, str]] = {
     "real": (BENCH, "ORDER", "issue 37"),
     "multistep": ("benchmarks/bench_multistep.yaml", "MULTISTEP_ORDER", "issue 57"),
+    "react-checks": ("benchmarks/bench_react_checks.yaml", "REACT_CHECKS_ORDER", "issue 58"),
 }
 
 
@@ -309,10 +317,19 @@ class _Stop:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dry-run", action="store_true")
-    parser.add_argument("--bench", choices=sorted(BENCHES), default="real", help="which bench and order")
+    parser.add_argument(
+        "--bench",
+        choices=sorted(BENCHES),
+        action="append",
+        help="which bench and order (default real); given twice or more, the benches run one after the other",
+    )
     args = parser.parse_args()
     with _Stop() as stop:
-        return _commands(args.dry_run, stop, args.bench)
+        for name in args.bench or ["real"]:
+            code = _commands(args.dry_run, stop, name)
+            if code != 0:
+                return code
+        return 0
 
 
 def _running(pid: int) -> bool:

@@ -264,3 +264,28 @@ def test_each_bench_runs_its_own_file_and_order(
     monkeypatch.setattr("sys.argv", ["real_bench.py", "--dry-run"])
     assert driver.main() == 0
     assert all(" bench benchmarks/bench_real.yaml " in line for line in capsys.readouterr().out.splitlines())
+
+
+@pytest.mark.parametrize("bench_file", ["bench_multistep.yaml", "bench_react_checks.yaml"])
+def test_the_study_benches_plan_valid_run_files(bench_file: str, tmp_path: Path) -> None:
+    """Every level of the issue 57 and 58 benches, both methods, gives a run file ``botgrpo train`` accepts
+    (plugins, params and the dominance check), so a settings commit cannot hold a level that fails at its start."""
+    from botgrpo_bench.config import load_bench
+    from botgrpo_bench.plan import plan
+
+    bench = load_bench(ROOT / "benchmarks" / bench_file)
+    jobs = plan(bench, tmp_path, {name: None for name in bench.tasks})
+    assert {(j.task, j.method) for j in jobs} >= {(t, m) for t in bench.tasks for m in ("bot-grpo", "grpo")}
+
+
+def test_benches_named_twice_run_one_after_the_other(
+    driver: Any, monkeypatch: pytest.MonkeyPatch, capsys: Any
+) -> None:
+    monkeypatch.setattr(
+        "sys.argv", ["real_bench.py", "--bench", "multistep", "--bench", "react-checks", "--dry-run"]
+    )
+    assert driver.main() == 0
+    files = [line.split(" bench ")[1].split()[0] for line in capsys.readouterr().out.splitlines()]
+    first_react = files.index("benchmarks/bench_react_checks.yaml")
+    assert set(files[:first_react]) == {"benchmarks/bench_multistep.yaml"}
+    assert set(files[first_react:]) == {"benchmarks/bench_react_checks.yaml"}
