@@ -129,6 +129,34 @@ def runs_ratio(folder: str, ref: str = "grpo", cand: str = "bot-grpo") -> Callab
     return compute
 
 
+def paired_statistic(
+    folder: str, planned: int, ref: str = "grpo", cand: str = "bot-grpo", key: str = "curve_mean"
+) -> Callable[[Path], str]:
+    """``cand - ref`` of ``key`` (the held-out metric averaged over the evaluations after step 0) paired by seed,
+    from ``docs/results/<folder>/runs.jsonl``, with the paired t-test and the sign test (:mod:`botgrpo_bench.paired`);
+    ``planned`` is the level's number of paired seeds (a level still running says how many are in)."""
+    from botgrpo_bench.paired import paired
+
+    def compute(root: Path) -> str:
+        runs_file = root / PAGES / folder / "runs.jsonl"
+        rows = [json.loads(x) for x in runs_file.read_text().splitlines() if x] if runs_file.is_file() else []
+        by: dict[str, dict[int, float]] = {}
+        for r in rows:
+            if r.get("status") == "ok" and r.get(key) is not None:
+                by.setdefault(r["method"], {})[r["seed"]] = r[key]
+        if not set(by.get(cand, {})) & set(by.get(ref, {})):
+            return f"n/a (0 of {planned} paired seeds in)"
+        result = paired(by[cand], by[ref])
+        per_seed = ", ".join(f"{d:+.3f}" for d in result.differences)
+        t = "" if result.t is None else f"; t = {result.t:.2f}, p = {result.p_t:.2f}"
+        return (
+            f"{result.mean:+.3f} (per seed {per_seed}; {len(result.seeds)} of {planned} paired seeds{t}; "
+            f"higher in {result.positive}, lower in {result.negative})"
+        )
+
+    return compute
+
+
 def regimes_ratio(levels: Sequence[tuple[str, str]], fraction: float | None = None) -> Callable[[Path], str]:
     """GRPO / BoT-GRPO steps per level (``(bench_task, label)``) of ``docs/results/regimes.jsonl``: to the level's
     target, or with ``fraction`` to ``fraction`` of the gap from the start to a perfect score."""
@@ -206,6 +234,20 @@ STUDIES: tuple[Study, ...] = (
             "real-math-lr2e-4-others",
             "real-math-lr2e-4-cutfix",
         ),
+    ),
+    Study(
+        slug="real-multistep",
+        title="The real model: multi-step word problems (the powered study)",
+        task="word problems of 2-3 operations (`multi23` set, one-shot); outcome: `sympy.answer`, local: "
+        "`sympy.steps` with the repaired defaults",
+        model=REAL,
+        seeds="8 paired planned (BoT-GRPO, GRPO); 4 each for the controls (shuffled spans, PURE)",
+        statistic_label="held-out accuracy averaged over steps 5-15, BoT-GRPO - GRPO, paired by seed",
+        statistic=paired_statistic("real-multi23", planned=8),
+        headline="running: settings and statistic fixed before any run",
+        verdict="Running: settings, seeds and the primary statistic fixed before any run (3105118); the pilot "
+        "(an excluded seed) did not diverge",
+        reports=("real-multi23-pilot", "real-multi23", "real-multi23-shuffled", "real-multi23-pure"),
     ),
     Study(
         slug="toy-length",

@@ -15,6 +15,7 @@ from botgrpo_bench.results_pages import (
     README,
     STUDIES,
     Study,
+    paired_statistic,
     runs_ratio,
     summary_table,
     write_pages,
@@ -128,3 +129,20 @@ def test_writing_a_page_in_place_rewrites_nothing_it_reads(tmp_path: Path) -> No
     assert doc.read_text(encoding="utf-8") == "## Bench `a`\n\n![curves](page/bench-a/curves.png)\n"
     assert sorted(p.name for p in folder.iterdir()) == ["curves.png", "summary.md"]
     assert (folder / "curves.png").read_bytes() == b"png"
+
+
+def test_the_paired_statistic_fills_in_as_seeds_finish(tmp_path: Path) -> None:
+    """A running level says how many paired seeds are in; then the mean difference, per seed, t and signs
+    (hand computed: d = +0.02, -0.01, +0.05; mean 0.02, sd 0.03, t = 0.02 / (0.03 / sqrt 3) = 1.15)."""
+    compute = paired_statistic("lvl", planned=8)
+    assert compute(tmp_path) == "n/a (0 of 8 paired seeds in)"
+    folder = tmp_path / "docs" / "results" / "lvl"
+    folder.mkdir(parents=True)
+    runs = [("bot-grpo", 0, 0.12), ("grpo", 0, 0.10), ("bot-grpo", 1, 0.09), ("grpo", 1, 0.10)]
+    runs += [("bot-grpo", 2, 0.15), ("grpo", 2, 0.10), ("bot-grpo", 3, 0.50)]  # seed 3: no grpo run yet
+    rows = [{"method": m, "seed": s, "status": "ok", "curve_mean": v} for m, s, v in runs]
+    rows.append({"method": "grpo", "seed": 3, "status": "failed", "curve_mean": None})
+    (folder / "runs.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert compute(tmp_path) == (
+        "+0.020 (per seed +0.020, -0.010, +0.050; 3 of 8 paired seeds; t = 1.15, p = 0.37; higher in 2, lower in 1)"
+    )
