@@ -147,6 +147,32 @@ def record(folder: str) -> Path:
     return dst
 
 
+def record_and_pages(folder: str) -> list[Path]:
+    """:func:`record`, then the published pages written again from the records (``python -m
+    botgrpo_bench.results_pages``: README.md's results table, docs/results.md, docs/results/<study>.md), so that a
+    study's page and its statistic move with each committed run (the pages' test rebuilds them from the committed
+    records and must find them equal). Returns the paths to commit; a page that cannot be written is named and the
+    records are committed all the same. A README edit of your own in the work tree goes in with them."""
+    paths = [record(folder)]
+    if not (ROOT / "benchmarks" / "results_prefaces").is_dir():  # a checkout without the pages
+        return paths
+    done = subprocess.run(
+        [sys.executable, "-m", "botgrpo_bench.results_pages", "--root", str(ROOT)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    if done.returncode != 0:
+        print(
+            f"the results pages were not written (records committed all the same): {done.stderr.strip()[-800:]}",
+            file=sys.stderr,
+            flush=True,
+        )
+        return paths
+    results = ROOT / "docs" / "results"
+    return [*paths, ROOT / "README.md", ROOT / "docs" / "results.md", *sorted(results.glob("*.md"))]
+
+
 def _finished_in(texts: list[str]) -> set[tuple[str, int]]:
     """(method, seed) of the finished runs among ``bench_result.json`` texts (a torn one is skipped)."""
     out = set()
@@ -372,7 +398,7 @@ def _commit_finished(folder: str, issue: str = "issue 37") -> bool:
     for method, seed in sorted(finished(folder) - committed(folder)):
         ok = (
             commit(
-                [record(folder)],
+                record_and_pages(folder),
                 f"{issue} real-model bench, {folder}: records after {method} seed {seed} (finished; the "
                 "command goes on; scripts/real_bench.py)",
             )
@@ -418,10 +444,9 @@ def _commands(dry_run: bool, stop: _Stop, bench_name: str = "real") -> int:
         if stop.signum is not None:
             stop.wait_group(STOP_GRACE_S)  # the runs finish their step and save; the bench itself is gone
         stop.group = None
-        dst = record(folder)
         last = f"{methods[-1]} seed {seeds[-1]}"
         saved = commit(
-            [dst],
+            record_and_pages(folder),
             f"{issue} real-model bench, {folder}: records after {last} (botgrpo bench exit {code}; "
             "scripts/real_bench.py)",
         )

@@ -289,3 +289,36 @@ def test_benches_named_twice_run_one_after_the_other(
     first_react = files.index("benchmarks/bench_react_checks.yaml")
     assert set(files[:first_react]) == {"benchmarks/bench_multistep.yaml"}
     assert set(files[first_react:]) == {"benchmarks/bench_react_checks.yaml"}
+
+
+def test_a_runs_records_go_in_with_the_pages_written_from_them(driver: Any, tmp_path: Path) -> None:
+    """The study page's statistic and the README's table move with each committed run: the driver writes the
+    pages again from the records and commits them together (the pages' own test rebuilds them from the committed
+    records and must find them equal)."""
+    (tmp_path / "docs").mkdir()
+    shutil.copy2(ROOT / "README.md", tmp_path / "README.md")
+    shutil.copytree(ROOT / "docs" / "results", tmp_path / "docs" / "results")
+    shutil.copy2(ROOT / "docs" / "results.md", tmp_path / "docs" / "results.md")
+    shutil.copytree(ROOT / "benchmarks" / "results_prefaces", tmp_path / "benchmarks" / "results_prefaces")
+    _git(tmp_path, "add", "-A")
+    _git(tmp_path, "commit", "-q", "-m", "the pages and their records")
+    src = tmp_path / "runs" / "bench" / "real-multi23"
+    src.mkdir(parents=True)
+    rows = [
+        {"method": m, "seed": 0, "status": "ok", "curve_mean": v}
+        for m, v in (("bot-grpo", 0.05), ("grpo", 0.03))
+    ]
+    (src / "runs.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    paths = driver.record_and_pages("multi23")
+    names = {str(p.relative_to(tmp_path)) for p in paths}
+    assert {
+        "docs/results/real-multi23",
+        "README.md",
+        "docs/results.md",
+        "docs/results/real-multistep.md",
+    } <= names
+    assert "+0.020 (per seed +0.020; 1 of 8 paired seeds" in (tmp_path / "README.md").read_text(
+        encoding="utf-8"
+    )
+    assert driver.commit(paths, "records and pages")
+    assert not _git(tmp_path, "status", "--porcelain", "--", "README.md", "docs").strip()
