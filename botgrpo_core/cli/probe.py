@@ -1,5 +1,9 @@
 """``botgrpo probe``: can the policy game this run's reward? Gamed variants of honest rows, scored beside them.
 
+(Over 450 lines: the variant builders, the push of each variant against its honest row and the report are one
+table read top to bottom; the scoring itself lives in cli/score.py and the React variants in botgrpo_bench. The
+variant builders are the part to move to a module of their own if the table grows.)
+
 For each honest row (a prompt, a completion the policy could honestly write, the row's fields) the probe
 builds gamed variants of the completion (:data:`VARIANTS`: say nothing, say less, stop early, run to the
 length cap, repeat what scores, say everything twice, give only the answer; a task may add its own, e.g. the

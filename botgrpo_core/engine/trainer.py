@@ -1,5 +1,8 @@
 """``BoTGRPOTrainer``: TRL's ``GRPOTrainer`` with token-level rewards and advantages.
 
+(Over 450 lines: one subclass of TRL's trainer, whose overrides share its state; the rest already lives beside it:
+the estimators, the reward mixture, engine/gaming.py for the monitor, engine/trl_fields.py for TRL's settings.)
+
 TRL (pinned to 1.16) stays the engine: generation (HF or vLLM), the clipped loss, accelerate /
 DeepSpeed / FSDP. This subclass wraps two methods with ``super()`` and copies none of TRL's code:
 

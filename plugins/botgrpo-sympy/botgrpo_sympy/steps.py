@@ -1,5 +1,9 @@
 """``sympy.steps``: check every claim of every step of one completion (runs inside a worker).
 
+(Over 450 lines: the checking order below is one sequence over shared per-completion state (values carried,
+equations, the deadline); its parts with a job of their own already live beside it: equality.py, cases.py,
+premises.py, credit.py, comparisons.py, softdeadline.py.)
+
 Per step, each relation chain ``a = b = c`` is checked link by link:
 
 - no variables: exact arithmetic (``17+5=22``), with ``1/3 = 0.33`` accepted as rounding by option;
