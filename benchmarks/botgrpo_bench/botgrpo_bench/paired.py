@@ -89,7 +89,7 @@ def paired_table(result: Paired, *, candidate: str, reference: str, digits: int 
     f = f"{{:.{digits}f}}"
     rows = [f"| seed | {candidate} | {reference} | difference |", "|---|---|---|---|"]
     for s, a, b in zip(result.seeds, result.candidate, result.reference, strict=True):
-        rows.append(f"| {s} | {f.format(a)} | {f.format(b)} | {f.format(a - b):>} |")
+        rows.append(f"| {s} | {f.format(a)} | {f.format(b)} | {f.format(a - b)} |")
     t = "n/a" if result.t is None else f"{result.t:.2f} (p = {result.p_t:.3f}, {len(result.seeds) - 1} df)"
     sd = "n/a" if result.sd is None else f.format(result.sd)
     rows.append("")
