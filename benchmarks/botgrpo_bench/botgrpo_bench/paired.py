@@ -94,7 +94,8 @@ def paired_table(result: Paired, *, candidate: str, reference: str, digits: int 
     sd = "n/a" if result.sd is None else f.format(result.sd)
     rows.append("")
     rows.append(
-        f"Mean difference {f.format(result.mean)} (sd {sd}) over {len(result.seeds)} seeds; paired t {t}; "
+        f"Mean difference {f.format(result.mean)} (sd {sd}) over {len(result.seeds)} "
+        f"seed{'s' if len(result.seeds) > 1 else ''}; paired t {t}; "
         f"sign test {result.positive} higher, {result.negative} lower (p = {result.p_sign:.3f})."
     )
     return "\n".join(rows)

@@ -13,6 +13,7 @@ from botgrpo_bench.aggregate import run_step_time, stat
 
 if TYPE_CHECKING:
     from botgrpo_bench.config import BenchFile
+    from botgrpo_bench.paired import Paired
 
 Rows = Sequence[dict[str, Any]]
 
@@ -172,6 +173,62 @@ def _sweep(plt: Any, bench: BenchFile, eval_rows: Rows, run_rows: Rows, path: Pa
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
     _save(plt, fig, path)
+
+
+def plot_paired(
+    cand_curves: dict[int, Sequence[Sequence[float]]],
+    ref_curves: dict[int, Sequence[Sequence[float]]],
+    result: Paired,
+    path: Path,
+    *,
+    cand: str,
+    ref: str,
+    metric: str,
+    smallest: float,
+    title: str,
+) -> Path:
+    """A paired level's figure: left, the held-out curve per arm (``seed -> [[step, value], ...]``, the paired
+    seeds only) as the mean over seeds with the min-max band; right, each seed's paired difference of the primary
+    statistic, their mean, zero and the smallest difference worth reporting (shaded)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11.5, 4.2), gridspec_kw={"width_ratios": [3, 2]})
+    colors = plt.get_cmap("tab10").colors
+    for (name, curves), color in zip(((cand, cand_curves), (ref, ref_curves)), colors, strict=False):
+        per_step: dict[int, list[float]] = defaultdict(list)
+        for curve in curves.values():
+            for step, value in curve:
+                per_step[int(step)].append(float(value))
+        steps = sorted(per_step)
+        left.plot(steps, [statistics.fmean(per_step[s]) for s in steps], "-o", color=color, label=name, ms=4)
+        if len(curves) > 1:
+            lo, hi = [min(per_step[s]) for s in steps], [max(per_step[s]) for s in steps]
+            left.fill_between(steps, lo, hi, color=color, alpha=0.15, linewidth=0)
+    left.set_xlabel("training step")
+    left.set_ylabel(metric)
+    left.set_title(f"held-out curve per arm ({seeds_note(len(result.seeds))})", fontsize=10)
+    left.grid(alpha=0.3)
+    left.legend(fontsize=8)
+    diffs = result.differences
+    right.axhspan(-smallest, smallest, color="grey", alpha=0.15, linewidth=0, label=f"|d| < {smallest:g}")
+    right.axhline(0.0, color="black", linewidth=0.8)
+    right.plot(range(len(diffs)), diffs, "o", color=colors[0], label="one seed")
+    right.axhline(
+        result.mean, color=colors[0], linestyle="--", linewidth=1.2, label=f"mean {result.mean:+.3f}"
+    )
+    right.set_xticks(range(len(diffs)), [str(s) for s in result.seeds])
+    right.set_xlabel("seed")
+    right.set_ylabel(f"{cand} - {ref}")
+    t = "" if result.t is None else f"; t = {result.t:.2f}, p = {result.p_t:.2f}"
+    right.set_title(f"paired differences of the averaged curve{t}", fontsize=10)
+    right.grid(alpha=0.3)
+    right.legend(fontsize=8)
+    fig.suptitle(title, fontsize=11)
+    _save(plt, fig, path)
+    return path
 
 
 def _save(plt: Any, fig: Any, path: Path) -> None:

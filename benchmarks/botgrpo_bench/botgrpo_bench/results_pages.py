@@ -21,9 +21,13 @@ import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from botgrpo_bench.regimes import compare_steps, read_regimes_jsonl, speedup_profile
 from botgrpo_bench.report import write_doc
+
+if TYPE_CHECKING:
+    from botgrpo_bench.paired import Paired
 
 #: where a preface lives, relative to the repository root
 PREFACES = Path("benchmarks/results_prefaces")
@@ -32,6 +36,8 @@ INDEX = Path("docs/results.md")
 PAGES = Path("docs/results")
 #: where the index's table goes in its preface
 MARK = "<!-- studies -->"
+#: where a paired study's figures and tables go in its preface (the page opens with them)
+HEADLINE = "<!-- headline -->"
 #: the README's block of headline results, between these lines
 README = Path("README.md")
 README_START, README_END = "<!-- results:start -->", "<!-- results:end -->"
@@ -53,6 +59,8 @@ class Study:
     :ivar headline: the README's one-line verdict (default: ``verdict``).
     :ivar reports: record folders (``docs/results/<name>``) whose bench reports the page links to (not copied
         in: a record folder that is still filling does not change the page).
+    :ivar comparisons: a paired study's comparisons, computed from the records each time the pages are written;
+        each one's figure and table go where the preface has :data:`HEADLINE`.
     """
 
     slug: str
@@ -70,6 +78,7 @@ class Study:
     figure: str | None = None
     reports: tuple[str, ...] = ()
     headline: str = ""
+    comparisons: tuple[Comparison, ...] = ()
 
     @property
     def page(self) -> Path:
@@ -129,32 +138,110 @@ def runs_ratio(folder: str, ref: str = "grpo", cand: str = "bot-grpo") -> Callab
     return compute
 
 
-def paired_statistic(
-    folder: str, planned: int, ref: str = "grpo", cand: str = "bot-grpo", key: str = "curve_mean"
-) -> Callable[[Path], str]:
-    """``cand - ref`` of ``key`` (the held-out metric averaged over the evaluations after step 0) paired by seed,
-    from ``docs/results/<folder>/runs.jsonl``, with the paired t-test and the sign test (:mod:`botgrpo_bench.paired`);
-    ``planned`` is the level's number of paired seeds (a level still running says how many are in)."""
-    from botgrpo_bench.paired import paired
+def _runs_by_method(root: Path, folder: str, key: str) -> dict[str, dict[int, dict]]:
+    """``method -> seed -> run row`` of the finished runs (status ok, ``key`` recorded) in
+    ``docs/results/<folder>/runs.jsonl`` under ``root`` (empty while the folder has no run table)."""
+    runs_file = root / PAGES / folder / "runs.jsonl"
+    rows = [json.loads(x) for x in runs_file.read_text().splitlines() if x] if runs_file.is_file() else []
+    by: dict[str, dict[int, dict]] = {}
+    for r in rows:
+        if r.get("status") == "ok" and r.get(key) is not None:
+            by.setdefault(r["method"], {})[r["seed"]] = r
+    return by
 
-    def compute(root: Path) -> str:
-        runs_file = root / PAGES / folder / "runs.jsonl"
-        rows = [json.loads(x) for x in runs_file.read_text().splitlines() if x] if runs_file.is_file() else []
-        by: dict[str, dict[int, float]] = {}
-        for r in rows:
-            if r.get("status") == "ok" and r.get(key) is not None:
-                by.setdefault(r["method"], {})[r["seed"]] = r[key]
-        if not set(by.get(cand, {})) & set(by.get(ref, {})):
-            return f"n/a (0 of {planned} paired seeds in)"
-        result = paired(by[cand], by[ref])
+
+@dataclass(frozen=True)
+class Comparison:
+    """A paired comparison of a level: ``cand - ref`` of ``key`` (the held-out metric averaged over the
+    evaluations after step 0) paired by seed, with the paired t-test and the sign test (:mod:`botgrpo_bench.paired`).
+
+    :ivar folder: the candidate's record folder (``docs/results/<folder>``); ``ref_folder`` the reference's
+        (default: the same; a control compares with the headline's arm).
+    :ivar planned: the level's number of paired seeds (a level still running says how many are in).
+    :ivar smallest: the smallest difference worth reporting, fixed with the level's settings.
+    :ivar figure: open the page with this comparison's figure (mean held-out curve per arm, band over seeds; the
+        paired differences beside it), written to ``docs/results/<folder>/paired.png``.
+    """
+
+    label: str
+    folder: str
+    planned: int
+    smallest: float
+    metric: str
+    cand: str = "bot-grpo"
+    ref: str = "grpo"
+    ref_folder: str | None = None
+    key: str = "curve_mean"
+    figure: bool = False
+
+    def runs(self, root: Path) -> tuple[dict[int, dict], dict[int, dict]]:
+        """The candidate's and the reference's finished runs by seed."""
+        cand = _runs_by_method(root, self.folder, self.key).get(self.cand, {})
+        ref = _runs_by_method(root, self.ref_folder or self.folder, self.key).get(self.ref, {})
+        return cand, ref
+
+    def result(self, root: Path) -> Paired | None:
+        """The paired comparison over the seeds both arms finished; None before the first pair."""
+        from botgrpo_bench.paired import paired
+
+        cand, ref = self.runs(root)
+        if not set(cand) & set(ref):
+            return None
+        return paired({s: r[self.key] for s, r in cand.items()}, {s: r[self.key] for s, r in ref.items()})
+
+    def statistic(self, root: Path) -> str:
+        """The primary statistic in one line: mean difference, per seed, seeds in, t and p, signs."""
+        result = self.result(root)
+        if result is None:
+            return f"n/a (0 of {self.planned} paired seeds in)"
         per_seed = ", ".join(f"{d:+.3f}" for d in result.differences)
         t = "" if result.t is None else f"; t = {result.t:.2f}, p = {result.p_t:.2f}"
         return (
-            f"{result.mean:+.3f} (per seed {per_seed}; {len(result.seeds)} of {planned} paired seeds{t}; "
+            f"{result.mean:+.3f} (per seed {per_seed}; {len(result.seeds)} of {self.planned} paired seeds{t}; "
             f"higher in {result.positive}, lower in {result.negative})"
         )
 
-    return compute
+    @property
+    def png(self) -> Path:
+        return PAGES / self.folder / "paired.png"
+
+    def block(self, root: Path, out: Path) -> str:
+        """The page's section for this comparison: its figure (written under ``out``) and its paired table."""
+        from botgrpo_bench.paired import paired_table
+
+        name = f"{self.cand} - {self.ref}"
+        if self.ref_folder and self.ref_folder != self.folder:
+            name = f"{self.cand} (`{self.folder}`) - {self.ref} (`{self.ref_folder}`)"
+        head = f"### {self.label}: {name}, {self.metric} averaged over the evaluations after step 0"
+        result = self.result(root)
+        if result is None:
+            return f"{head}\n\nNo paired seed has finished yet (0 of {self.planned}).\n"
+        parts = [head, ""]
+        if self.figure:
+            from botgrpo_bench.plots import plot_paired
+
+            cand, ref = self.runs(root)
+            path = out / self.png
+            path.parent.mkdir(parents=True, exist_ok=True)
+            plot_paired(
+                {s: cand[s].get("curve") or [] for s in result.seeds},
+                {s: ref[s].get("curve") or [] for s in result.seeds},
+                result,
+                path,
+                cand=self.cand,
+                ref=self.ref,
+                metric=self.metric,
+                smallest=self.smallest,
+                title=f"{self.label} ({len(result.seeds)} of {self.planned} paired seeds)",
+            )
+            parts += [f"![{self.label}]({self.png.relative_to(PAGES).as_posix()})", ""]
+        seeds_in = f"{len(result.seeds)} of {self.planned} paired seeds in"
+        parts += [
+            paired_table(result, candidate=self.cand, reference=self.ref),
+            "",
+            f"Smallest difference worth reporting, fixed before the runs: {self.smallest:g}. {seeds_in}.",
+        ]
+        return "\n".join(parts) + "\n"
 
 
 def regimes_ratio(levels: Sequence[tuple[str, str]], fraction: float | None = None) -> Callable[[Path], str]:
@@ -192,6 +279,37 @@ TOY_REACT = (
     "regimes-react-cold-tuned-control",
     "regimes-react-cold-lr05",
     "regimes-react-cold-tuned-ablations-s12",
+)
+
+#: issue 57's level multi23 (benchmarks/bench_multistep.yaml): the headline and its two controls
+MULTI23 = (
+    Comparison(
+        "Level multi23 (2-3 operations)",
+        "real-multi23",
+        planned=8,
+        smallest=0.03,
+        metric="held-out answer accuracy",
+        figure=True,
+    ),
+    Comparison(
+        "Control: spans shuffled within each completion",
+        "real-multi23-shuffled",
+        planned=4,
+        smallest=0.03,
+        metric="held-out answer accuracy",
+        ref="bot-grpo",
+        ref_folder="real-multi23",
+    ),
+    Comparison(
+        "Control: PURE",
+        "real-multi23-pure",
+        planned=4,
+        smallest=0.03,
+        metric="held-out answer accuracy",
+        cand="pure",
+        ref="bot-grpo",
+        ref_folder="real-multi23",
+    ),
 )
 
 #: every study, in the index's order (the real model first)
@@ -243,11 +361,13 @@ STUDIES: tuple[Study, ...] = (
         model=REAL,
         seeds="8 paired planned (BoT-GRPO, GRPO); 4 each for the controls (shuffled spans, PURE)",
         statistic_label="held-out accuracy averaged over steps 5-15, BoT-GRPO - GRPO, paired by seed",
-        statistic=paired_statistic("real-multi23", planned=8),
+        statistic=MULTI23[0].statistic,
         headline="running: settings and statistic fixed before any run",
         verdict="Running: settings, seeds and the primary statistic fixed before any run (3105118); the pilot "
         "(an excluded seed) did not diverge",
         reports=("real-multi23-pilot", "real-multi23", "real-multi23-shuffled", "real-multi23-pure"),
+        figure="results/real-multi23/paired.png",
+        comparisons=MULTI23,
     ),
     Study(
         slug="toy-length",
@@ -377,6 +497,11 @@ def write_pages(root: Path, out: Path | None = None, studies: Sequence[Study] = 
         assets = out / (s.assets or PAGES)
         page = out / s.page
         page.parent.mkdir(parents=True, exist_ok=True)
+        if s.comparisons:
+            if HEADLINE not in preface:
+                raise ValueError(f"{s.preface}: no {HEADLINE} line where the paired figures and tables go")
+            blocks = "\n".join(c.block(root, out) for c in s.comparisons)
+            preface = preface.replace(HEADLINE, blocks.rstrip("\n"))
         if s.reports:
             preface = preface.rstrip("\n") + "\n\n" + _reports(root, s.reports)
         write_doc(

@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from botgrpo_bench.report import RECORD_FILES, write_doc
 from botgrpo_bench.results_pages import (
     INDEX,
@@ -14,8 +16,8 @@ from botgrpo_bench.results_pages import (
     PREFACES,
     README,
     STUDIES,
+    Comparison,
     Study,
-    paired_statistic,
     runs_ratio,
     summary_table,
     write_pages,
@@ -134,7 +136,7 @@ def test_writing_a_page_in_place_rewrites_nothing_it_reads(tmp_path: Path) -> No
 def test_the_paired_statistic_fills_in_as_seeds_finish(tmp_path: Path) -> None:
     """A running level says how many paired seeds are in; then the mean difference, per seed, t and signs
     (hand computed: d = +0.02, -0.01, +0.05; mean 0.02, sd 0.03, t = 0.02 / (0.03 / sqrt 3) = 1.15)."""
-    compute = paired_statistic("lvl", planned=8)
+    compute = Comparison("lvl", "lvl", planned=8, smallest=0.03, metric="accuracy").statistic
     assert compute(tmp_path) == "n/a (0 of 8 paired seeds in)"
     folder = tmp_path / "docs" / "results" / "lvl"
     folder.mkdir(parents=True)
@@ -146,3 +148,34 @@ def test_the_paired_statistic_fills_in_as_seeds_finish(tmp_path: Path) -> None:
     assert compute(tmp_path) == (
         "+0.020 (per seed +0.020, -0.010, +0.050; 3 of 8 paired seeds; t = 1.15, p = 0.37; higher in 2, lower in 1)"
     )
+
+
+def test_a_paired_study_opens_with_its_figure_and_table(tmp_path: Path) -> None:
+    """The block a paired study's page opens with: the figure (a real PNG from the paired seeds' curves) and the
+    per-seed table; a control names both folders; a level with no pair yet says so; a preface without the
+    headline mark is an error naming the preface."""
+    folder = tmp_path / "docs" / "results" / "lvl"
+    folder.mkdir(parents=True)
+    runs = [("bot-grpo", 0, 0.12), ("grpo", 0, 0.10), ("bot-grpo", 1, 0.09), ("grpo", 1, 0.10)]
+    runs.append(("grpo", 2, 0.30))  # unpaired: not in the table or the figure
+    rows = [
+        {"method": m, "seed": s, "status": "ok", "curve_mean": v, "curve": [[0, 0.05], [5, v], [10, v]]}
+        for m, s, v in runs
+    ]
+    (folder / "runs.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    level = Comparison("Level x", "lvl", planned=4, smallest=0.03, metric="accuracy", figure=True)
+    block = level.block(tmp_path, tmp_path)
+    assert "![Level x](lvl/paired.png)" in block
+    assert (folder / "paired.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "| 0 | 0.120 | 0.100 | 0.020 |\n| 1 | 0.090 | 0.100 | -0.010 |\n\n" in block
+    assert "| 2 |" not in block and "2 of 4 paired seeds in" in block
+    control = Comparison("C", "ctl", 4, 0.03, "accuracy", ref="bot-grpo", ref_folder="lvl")
+    assert control.block(tmp_path, tmp_path) == (
+        "### C: bot-grpo (`ctl`) - bot-grpo (`lvl`), accuracy averaged over the evaluations after step 0\n\n"
+        "No paired seed has finished yet (0 of 4).\n"
+    )
+    study = Study("s", "S", "t", "m", "1", "x", "fixed", "v", comparisons=(level,))
+    (tmp_path / PREFACES).mkdir(parents=True)
+    (tmp_path / study.preface).write_text("# S\n\nno mark here\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"results_prefaces/s.md: no <!-- headline --> line"):
+        write_pages(tmp_path, studies=[study])
