@@ -159,6 +159,8 @@ class Comparison:
         (default: the same; a control compares with the headline's arm).
     :ivar planned: the level's number of paired seeds (a level still running says how many are in).
     :ivar smallest: the smallest difference worth reporting, fixed with the level's settings.
+    :ivar finals: ``(metric, label)`` of the secondary measures shown per run, at step 0 and at the last
+        evaluation (``initial_<metric>`` / ``final_<metric>`` of ``runs.jsonl``), beside the primary metric's.
     :ivar figure: open the page with this comparison's figure (mean held-out curve per arm, band over seeds; the
         paired differences beside it), written to ``docs/results/<folder>/paired.png``.
     """
@@ -173,6 +175,7 @@ class Comparison:
     ref_folder: str | None = None
     key: str = "curve_mean"
     figure: bool = False
+    finals: tuple[tuple[str, str], ...] = ()
 
     def runs(self, root: Path) -> tuple[dict[int, dict], dict[int, dict]]:
         """The candidate's and the reference's finished runs by seed."""
@@ -241,7 +244,33 @@ class Comparison:
             "",
             f"Smallest difference worth reporting, fixed before the runs: {self.smallest:g}. {seeds_in}.",
         ]
+        if self.finals:
+            parts += ["", self._finals_table(root, result.seeds)]
         return "\n".join(parts) + "\n"
+
+    def _finals_table(self, root: Path, seeds: Sequence[int]) -> str:
+        """Each paired run's step 0 -> last evaluation: the primary metric and every :attr:`finals` measure."""
+
+        def span(run: dict, metric: str | None) -> str:
+            a, b = (run.get(f"{x}_{metric}" if metric else x) for x in ("initial", "final"))
+            if a is None or b is None:
+                return "n/a"
+            digits = 0 if max(abs(a), abs(b)) >= 10 else 3  # lengths in tokens, shares to 3 places
+            return f"{a:.{digits}f} -> {b:.{digits}f}"
+
+        cand, ref = self.runs(root)
+        head = ["run", self.metric, *(label for _, label in self.finals)]
+        lines = [
+            "Each run, held-out at step 0 -> the last evaluation:",
+            "",
+            "| " + " | ".join(head) + " |",
+            "|" + "---|" * len(head),
+        ]
+        for seed in seeds:
+            for name, run in ((self.cand, cand[seed]), (self.ref, ref[seed])):
+                cells = [f"{name} seed {seed}", span(run, None), *(span(run, m) for m, _ in self.finals)]
+                lines.append("| " + " | ".join(cells) + " |")
+        return "\n".join(lines)
 
 
 def regimes_ratio(levels: Sequence[tuple[str, str]], fraction: float | None = None) -> Callable[[Path], str]:
@@ -290,6 +319,7 @@ MULTI23 = (
         smallest=0.03,
         metric="held-out answer accuracy",
         figure=True,
+        finals=(("sampled/refuted_rate", "refuted-line rate"), ("sampled/length", "mean length (tokens)")),
     ),
     Comparison(
         "Control: spans shuffled within each completion",

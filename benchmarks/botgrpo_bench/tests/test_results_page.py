@@ -160,15 +160,26 @@ def test_a_paired_study_opens_with_its_figure_and_table(tmp_path: Path) -> None:
     runs.append(("grpo", 2, 0.30))  # unpaired: not in the table or the figure
     rows = [
         {"method": m, "seed": s, "status": "ok", "curve_mean": v, "curve": [[0, 0.05], [5, v], [10, v]]}
+        | {"initial": 0.05, "final": v, "initial_sampled/length": 120.4, "final_sampled/length": 80.6}
         for m, s, v in runs
     ]
     (folder / "runs.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
-    level = Comparison("Level x", "lvl", planned=4, smallest=0.03, metric="accuracy", figure=True)
+    level = Comparison(
+        "Level x",
+        "lvl",
+        planned=4,
+        smallest=0.03,
+        metric="accuracy",
+        figure=True,
+        finals=(("sampled/length", "length"), ("sampled/cut", "cut")),
+    )
     block = level.block(tmp_path, tmp_path)
     assert "![Level x](lvl/paired.png)" in block
     assert (folder / "paired.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert "| 0 | 0.120 | 0.100 | 0.020 |\n| 1 | 0.090 | 0.100 | -0.010 |\n\n" in block
     assert "| 2 |" not in block and "2 of 4 paired seeds in" in block
+    assert "| run | accuracy | length | cut |" in block  # step 0 -> last; a measure not recorded is n/a
+    assert "| bot-grpo seed 1 | 0.050 -> 0.090 | 120 -> 81 | n/a |\n| grpo seed 1 | 0.050 -> 0.100 |" in block
     control = Comparison("C", "ctl", 4, 0.03, "accuracy", ref="bot-grpo", ref_folder="lvl")
     assert control.block(tmp_path, tmp_path) == (
         "### C: bot-grpo (`ctl`) - bot-grpo (`lvl`), accuracy averaged over the evaluations after step 0\n\n"
