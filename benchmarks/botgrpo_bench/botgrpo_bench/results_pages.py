@@ -38,6 +38,8 @@ PAGES = Path("docs/results")
 MARK = "<!-- studies -->"
 #: where a paired study's figures and tables go in its preface (the page opens with them)
 HEADLINE = "<!-- headline -->"
+#: where a page's navigation line (the index, then every study by its ``short`` name) goes in its preface
+NAV = "<!-- nav -->"
 #: the README's block of headline results, between these lines
 README = Path("README.md")
 README_START, README_END = "<!-- results:start -->", "<!-- results:end -->"
@@ -47,6 +49,7 @@ README_START, README_END = "<!-- results:start -->", "<!-- results:end -->"
 class Study:
     """One study: its page ``docs/results/<slug>.md`` and its row in the index.
 
+    :ivar short: its name in every page's navigation line.
     :ivar folders: record folders (``docs/results/<name>``) whose bench reports (``summary.md``) follow the
         preface on the page; their plots are linked in place.
     :ivar regimes: join these folders' ``regimes.jsonl`` into ``docs/results/regimes.jsonl`` and put the
@@ -65,6 +68,7 @@ class Study:
 
     slug: str
     title: str
+    short: str
     task: str
     model: str
     seeds: str
@@ -342,11 +346,30 @@ MULTI23 = (
     ),
 )
 
+#: issue 58's level react-checks (benchmarks/bench_react_checks.yaml)
+REACT_CHECKS = (
+    Comparison(
+        "Level react-checks",
+        "real-react-checks",
+        planned=6,
+        smallest=0.01,
+        metric="held-out check rate",
+        figure=True,
+        finals=(
+            ("sampled/compile_rate", "compile"),
+            ("sampled/trivial_rate", "trivial share"),
+            ("sampled/checks_all_rate", "all checks passed"),
+            ("sampled/length", "mean length (tokens)"),
+        ),
+    ),
+)
+
 #: every study, in the index's order (the real model first)
 STUDIES: tuple[Study, ...] = (
     Study(
         slug="real-react",
         title="The real model: React pages",
+        short="real model: React",
         task="React component requests (`react-requests`); outcome: compiles, renders, has substance",
         model=REAL,
         seeds="3 paired (BoT-GRPO, GRPO); 1 (DAPO, GSPO, PURE, centred arm)",
@@ -367,6 +390,7 @@ STUDIES: tuple[Study, ...] = (
     Study(
         slug="real-math",
         title="The real model: word problems",
+        short="real model: word problems",
         task="grade-school word problems (easy set, one-shot prompt); outcome: `sympy.answer`, local: `sympy.steps`",
         model=REAL,
         seeds="3 paired (BoT-GRPO, GRPO); 1 (DAPO)",
@@ -386,6 +410,7 @@ STUDIES: tuple[Study, ...] = (
     Study(
         slug="real-multistep",
         title="The real model: multi-step word problems (the powered study)",
+        short="real model: multi-step",
         task="word problems of 2-3 operations (`multi23` set, one-shot); outcome: `sympy.answer`, local: "
         "`sympy.steps` with the repaired defaults",
         model=REAL,
@@ -400,8 +425,26 @@ STUDIES: tuple[Study, ...] = (
         comparisons=MULTI23,
     ),
     Study(
+        slug="real-react-checks",
+        title="The real model: React pages that do what was asked (checks in the browser)",
+        short="real model: React checks",
+        task="React component requests with per-request checks run in the DOM (`jsx.checks`); outcome: a gate "
+        "cascade (substance, compile, render, then the share of checks passed); local: `jsx.syntax`, `jsx.rules`",
+        model=REAL,
+        seeds="6 paired planned (BoT-GRPO, GRPO)",
+        statistic_label="held-out check rate averaged over steps 5-30, BoT-GRPO - GRPO, paired by seed",
+        statistic=REACT_CHECKS[0].statistic,
+        headline="running: settings and statistic fixed before any run",
+        verdict="Running: settings, seeds and the primary statistic fixed before any run (8c17db9); the checks "
+        "pass 77 of 77 correct pages and fail 77 of 77 wrong twins",
+        reports=("real-react-checks-pilot", "real-react-checks"),
+        figure="results/real-react-checks/paired.png",
+        comparisons=REACT_CHECKS,
+    ),
+    Study(
         slug="toy-length",
         title="The toy model: speed-up by reasoning length (math)",
+        short="toy: reasoning length",
         task="step-by-step arithmetic at 2-4, 4-6 and 6-8 operands",
         model=TOY,
         seeds="3",
@@ -419,6 +462,7 @@ STUDIES: tuple[Study, ...] = (
     Study(
         slug="toy-react",
         title="The toy model: React pages of 2-6 sections",
+        short="toy: React",
         task="React view pages from specs (2, 4 and 6 sections; a cold start at 4)",
         model=TOY,
         seeds="3 (some arms 1)",
@@ -434,6 +478,7 @@ STUDIES: tuple[Study, ...] = (
     Study(
         slug="grid",
         title="The toy model: eight presets on short tasks (the grid)",
+        short="toy: the grid",
         task="short arithmetic (2-4 operands) and single React components",
         model=TOY,
         seeds="3",
@@ -469,14 +514,21 @@ def summary_table(root: Path, studies: Sequence[Study] = STUDIES) -> str:
     return "\n".join(lines) + "\n"
 
 
-def figures(studies: Sequence[Study] = STUDIES) -> str:
-    """The studies' figures, one under another (each is a strip of panels), each titled with its study's link."""
+def figures(roots: Sequence[Path], studies: Sequence[Study] = STUDIES) -> str:
+    """The studies' figures, one under another (each is a strip of panels), each titled with its study's link; a
+    figure under none of ``roots`` yet (a paired level before its first pair) is left out."""
     parts = []
     for s in studies:
-        if s.figure:
+        if s.figure and any((r / "docs" / s.figure).is_file() for r in roots):
             link = s.page.relative_to(INDEX.parent).as_posix()
             parts.append(f"[{s.title}]({link}):\n\n![{s.title}]({s.figure})\n")
     return "\n".join(parts)
+
+
+def nav(studies: Sequence[Study] = STUDIES) -> str:
+    """The navigation line every study page carries: the index, then each study by its short name."""
+    links = [f"[{s.short}]({s.page.relative_to(PAGES).as_posix()})" for s in studies]
+    return " · ".join(["[Results index](../results.md)", *links])
 
 
 def _reports(root: Path, folders: Sequence[str]) -> str:
@@ -527,6 +579,8 @@ def write_pages(root: Path, out: Path | None = None, studies: Sequence[Study] = 
         assets = out / (s.assets or PAGES)
         page = out / s.page
         page.parent.mkdir(parents=True, exist_ok=True)
+        if NAV in preface:
+            preface = preface.replace(NAV, nav(studies))
         if s.comparisons:
             if HEADLINE not in preface:
                 raise ValueError(f"{s.preface}: no {HEADLINE} line where the paired figures and tables go")
@@ -547,7 +601,7 @@ def write_pages(root: Path, out: Path | None = None, studies: Sequence[Study] = 
     index = (root / PREFACES / "index.md").read_text(encoding="utf-8")
     if MARK not in index:
         raise ValueError(f"{PREFACES / 'index.md'}: no {MARK} line where the summary table goes")
-    body = summary_table(root, studies) + "\n" + figures(studies)
+    body = summary_table(root, studies) + "\n" + figures((root, out), studies)
     (out / INDEX).write_text(index.replace(MARK, body.rstrip("\n")), encoding="utf-8")
     if (root / README).is_file() and README_START in (root / README).read_text(encoding="utf-8"):
         readme = with_readme_table((root / README).read_text(encoding="utf-8"), readme_table(root, studies))

@@ -56,7 +56,7 @@ def test_the_index_has_a_row_per_study_each_with_its_page_and_preface() -> None:
     for study, row in zip(STUDIES, rows, strict=True):
         assert f"]({study.page.relative_to(INDEX.parent).as_posix()})" in row
         assert (ROOT / study.preface).is_file() and (ROOT / study.page).is_file()
-        if study.figure:
+        if study.figure and f"]({study.figure})" in index:  # the index shows a figure once it is written
             assert (ROOT / "docs" / study.figure).is_file(), study.figure
 
 
@@ -97,6 +97,7 @@ def test_adding_a_study_is_one_entry(tmp_path: Path) -> None:
     new = Study(
         slug="new-study",
         title="A new study",
+        short="new",
         task="t",
         model="m",
         seeds="1",
@@ -108,7 +109,7 @@ def test_adding_a_study_is_one_entry(tmp_path: Path) -> None:
     (tmp_path / PREFACES).mkdir(parents=True)
     (tmp_path / PREFACES / "index.md").write_text(f"# Index\n\n{MARK}\n", encoding="utf-8")
     (tmp_path / PREFACES / "new-study.md").write_text(
-        "# A new study\n\nWhat was measured.\n", encoding="utf-8"
+        "# A new study\n\n<!-- nav -->\n\nWhat was measured.\n", encoding="utf-8"
     )
     index, page = write_pages(tmp_path, studies=[new])
     assert (
@@ -116,7 +117,8 @@ def test_adding_a_study_is_one_entry(tmp_path: Path) -> None:
         in (index.read_text(encoding="utf-8"))
     )
     text = page.read_text(encoding="utf-8")
-    assert text.startswith("# A new study\n\nWhat was measured.\n")
+    # the navigation line comes from the list of studies (one home): the index and each study's short name
+    assert text.startswith("# A new study\n\n[Results index](../results.md) · [new](new-study.md)\n\nWhat")
     assert "- [`new-level`](new-level/summary.md): grpo seed 0, bot-grpo seed 0" in text
     assert summary_table(tmp_path, [new]).count("\n") == 3
 
@@ -185,7 +187,7 @@ def test_a_paired_study_opens_with_its_figure_and_table(tmp_path: Path) -> None:
         "### C: bot-grpo (`ctl`) - bot-grpo (`lvl`), accuracy averaged over the evaluations after step 0\n\n"
         "No paired seed has finished yet (0 of 4).\n"
     )
-    study = Study("s", "S", "t", "m", "1", "x", "fixed", "v", comparisons=(level,))
+    study = Study("s", "S", "s", "t", "m", "1", "x", "fixed", "v", comparisons=(level,))
     (tmp_path / PREFACES).mkdir(parents=True)
     (tmp_path / study.preface).write_text("# S\n\nno mark here\n", encoding="utf-8")
     with pytest.raises(ValueError, match=r"results_prefaces/s.md: no <!-- headline --> line"):
