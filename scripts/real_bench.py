@@ -6,6 +6,11 @@ benchmarks/bench_real.yaml (:data:`ORDER`), ``--bench multistep`` issue 57's ben
     nohup .venv-vllm/bin/python scripts/real_bench.py > runs/real_bench.log 2>&1 &
     nohup .venv-vllm/bin/python scripts/real_bench.py --bench multistep > runs/multistep_bench.log 2>&1 &
 
+Issues 57 and 58 now (multi23's paired seeds, then the React level, then multi23's controls)::
+
+    nohup .venv-vllm/bin/python scripts/real_bench.py --bench multistep-headline --bench react-checks \
+        --bench multistep > runs/bench.log 2>&1 &
+
 Each command (:data:`ORDER`, widened run by run) adds runs to its folder (``runs/bench/real-<folder>``, a
 level's own name unless the entry names another: one level's runs may be split over folders, e.g. the methods
 compared at one seed beside the paired seeds; the runs before it in the folder are reused, a run stopped midway
@@ -90,6 +95,12 @@ MULTISTEP_ORDER: list[tuple[Any, ...]] = [
     ("multi23", ["pure"], [0, 1, 2, 3], "multi23-pure"),
 ]
 
+#: issue 57's pilot and paired seeds alone (MULTISTEP_ORDER's first two entries): ``--bench multistep-headline
+#: --bench react-checks --bench multistep`` runs issue 58's level between multi23's headline and its controls, so
+#: the React headline is not kept waiting on the controls (the runs and their settings are the same; only when
+#: they run changes, decided before any control or React run)
+MULTISTEP_HEADLINE: list[tuple[Any, ...]] = MULTISTEP_ORDER[:2]
+
 #: issue 58's order (benchmarks/bench_react_checks.yaml's header, fixed with its settings before any run): after
 #: issue 57's level multi23 (``--bench multistep --bench react-checks``), the pilot on seed 100, then seeds 0-5
 REACT_CHECKS_ORDER: list[tuple[Any, ...]] = [
@@ -101,6 +112,7 @@ REACT_CHECKS_ORDER: list[tuple[Any, ...]] = [
 BENCHES: dict[str, tuple[str, str, str]] = {
     "real": (BENCH, "ORDER", "issue 37"),
     "multistep": ("benchmarks/bench_multistep.yaml", "MULTISTEP_ORDER", "issue 57"),
+    "multistep-headline": ("benchmarks/bench_multistep.yaml", "MULTISTEP_HEADLINE", "issue 57"),
     "react-checks": ("benchmarks/bench_react_checks.yaml", "REACT_CHECKS_ORDER", "issue 58"),
 }
 

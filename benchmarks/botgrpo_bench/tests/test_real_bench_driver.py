@@ -291,6 +291,37 @@ def test_benches_named_twice_run_one_after_the_other(
     assert set(files[first_react:]) == {"benchmarks/bench_react_checks.yaml"}
 
 
+def test_the_react_level_runs_between_multi23s_headline_and_its_controls(
+    driver: Any, monkeypatch: pytest.MonkeyPatch, capsys: Any
+) -> None:
+    """This round's command: multi23's pilot and paired seeds, the React level, then ``--bench multistep`` again,
+    whose pilot and paired commands are the headline's (each says done once committed) and whose controls come
+    last."""
+    argv = [
+        "real_bench.py",
+        "--bench",
+        "multistep-headline",
+        "--bench",
+        "react-checks",
+        "--bench",
+        "multistep",
+    ]
+    monkeypatch.setattr("sys.argv", [*argv, "--dry-run"])
+    assert driver.main() == 0
+    lines = capsys.readouterr().out.splitlines()
+    levels = [line.split("include=[")[1].split("]")[0] for line in lines]
+    first_react, last_react = (
+        levels.index("react-checks-pilot"),
+        len(levels) - 1 - levels[::-1].index("react-checks"),
+    )
+    assert set(levels[:first_react]) == {"multi23-pilot", "multi23"}
+    assert set(levels[last_react + 1 :]) == {"multi23-pilot", "multi23", "multi23-shuffled"}
+    assert (
+        lines[:first_react] == lines[last_react + 1 : last_react + 1 + first_react]
+    )  # the same commands again
+    assert "seeds=[0, 1, 2, 3]" in lines[-1] and "methods=[pure]" in lines[-1]
+
+
 def test_a_runs_records_go_in_with_the_pages_written_from_them(driver: Any, tmp_path: Path) -> None:
     """The study page's statistic and the README's table move with each committed run: the driver writes the
     pages again from the records and commits them together (the pages' own test rebuilds them from the committed
