@@ -523,16 +523,20 @@ def multi_templates(
 
 #: the multi-step sets' numbers and operation counts, chosen on training problems (scripts/multistep_start.py,
 #: benchmarks/results/multistep_levels.json; issue 57). multi23: m23-small, the closest to the 3-20% band (2.7%).
-#: multi45: the only variant of four or five operations measured whole (m45-addsub-matched, 2.3%); its worked example
-#: is of the row's own family, which the task does not render yet, so no multi45 files are shipped
+#: multi45: of the variants of four or five operations none reached the band either (m45-addsub-matched 2.3% on
+#: 16 x 8, m45-addsub 1.2% on 32 x 8); the closest, m45-addsub-matched, whose worked example is a story of the
+#: row's own family with the row's own number of operations (:func:`matched_example`, each row's ``example``)
 MULTI = {"multi23": ((2, 3), Numbers()), "multi45": ((4, 5), Numbers(12, 6, 4, mul=False))}
+#: the sets whose rows carry their own worked example (``example``)
+MATCHED = {"multi45"}
 LEVELS = {
     "grade": (TEMPLATES, "word_problems"),
     "easy": (EASY_TEMPLATES, "easy_problems"),
     **{name: (multi_templates(ops, numbers), f"{name}_problems") for name, (ops, numbers) in MULTI.items()},
 }
 #: problems per template when --per-template is not given: 130 per family gives >= 128 held out
-PER_TEMPLATE = {"grade": 25, "easy": 40, "multi23": 130, "multi45": 130}
+#: (multi45 has four families: 160 each gives 128 held out)
+PER_TEMPLATE = {"grade": 25, "easy": 40, "multi23": 130, "multi45": 160}
 
 
 def make(
@@ -566,6 +570,26 @@ def make(
     return rows
 
 
+def matched_example(family: str, ops: int, numbers: Numbers) -> str:
+    """The worked example of a story of ``family`` with ``ops`` operations (a fixed story per family and count:
+    its own seed), as a one-shot prompt shows it: ``Problem: ...``, ``Solution:``, one line per operation, the
+    answer line."""
+    example, answer, _, lines = FAMILIES[family](random.Random(f"{family}-{ops}"), "Kira", ops, numbers)
+    worked = "\n".join([*lines, f"The answer is {answer}."])
+    return f"Problem: {example}\nSolution:\n{worked}"
+
+
+def level_rows(level: str, per_template: int | None = None, seed: int = 0) -> list[dict[str, object]]:
+    """A level's rows as shipped: :func:`make`, and for a :data:`MATCHED` set each row's worked example."""
+    templates, _ = LEVELS[level]
+    rows = make(per_template or PER_TEMPLATE[level], seed, templates)
+    if level in MATCHED:
+        numbers = MULTI[level][1]
+        for row in rows:
+            row["example"] = matched_example(str(row["template"]), int(row["steps"]), numbers)  # type: ignore[call-overload]
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--per-template", type=int, default=None, help="default: PER_TEMPLATE of the level")
@@ -578,8 +602,8 @@ def main() -> None:
     )
     parser.add_argument("--output", type=Path, default=OUT, help="folder for <set>_<split>.jsonl")
     args = parser.parse_args()
-    templates, stem = LEVELS[args.level]
-    rows = make(args.per_template or PER_TEMPLATE[args.level], args.seed, templates)
+    _, stem = LEVELS[args.level]
+    rows = level_rows(args.level, args.per_template, args.seed)
     args.output.mkdir(parents=True, exist_ok=True)
     for split in ("train", "heldout"):
         part = [r for r in rows if r["split"] == split]

@@ -98,15 +98,12 @@ def training_rows(variant: str, n: int) -> tuple[list[dict[str, Any]], str]:
 
 
 def matched_prompt(make: Any, family: str, ops: int, numbers: Any) -> str:
-    """The one-shot prompt whose example is a fixed story of ``family`` with ``ops`` operations (its own seed)."""
-    import random
+    """The one-shot prompt whose example is a fixed story of ``family`` with ``ops`` operations (its own seed):
+    the multi45 set's prompt (``word_problems.SET_PROMPTS``) with ``make_word_problems.matched_example``."""
+    from botgrpo_bench.word_problems import SET_PROMPTS
 
-    example, answer, _, lines = make.FAMILIES[family](random.Random(f"{family}-{ops}"), "Kira", ops, numbers)
-    worked = "\n".join([*lines, f"The answer is {answer}."])
-    return (
-        "Solve the problem step by step, one calculation per line, then write 'The answer is' and the number.\n\n"
-        f"Example:\nProblem: {example}\nSolution:\n{worked}\n\n" + "Problem: {story}\nSolution:"
-    )
+    example = make.matched_example(family, ops, numbers)
+    return SET_PROMPTS[("multi45", "one_shot")].replace("{example}", example)
 
 
 def summarise(

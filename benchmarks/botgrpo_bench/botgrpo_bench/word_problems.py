@@ -2,8 +2,9 @@
 
 Rows come from the project's own problem sets (``scripts/make_word_problems.py``: stories written here from
 templates, Apache-2.0): ``easy`` (one operation on numbers up to 20, 256 train and 64 held out), ``grade`` (one
-to three operations, 280 and 70) or ``multi23`` (two or three operations from five families of story shapes, 520
-and 130; issue 57). Training rows come from a set's ``train`` file only, evaluation rows from its
+to three operations, 280 and 70), ``multi23`` (two or three operations from five families of story shapes, 520
+and 130; issue 57) or ``multi45`` (four or five operations, adding and taking away only, on numbers up to 12, from
+the four families that need no multiplication, 512 and 128; issue 57). Training rows come from a set's ``train`` file only, evaluation rows from its
 ``heldout`` file only. Each row is a TRL conversational prompt (one user turn) plus ``id``, ``answer``
 (the number, the field ``sympy.answer`` reads), ``steps`` and ``template``.
 
@@ -12,7 +13,9 @@ The user turn is the story in one of two :data:`PROMPTS` (``data.task_params.pro
 - ``shipped``: the story, then "Solve step by step, one calculation per line, then give the final answer as 'The
   answer is N.'" (as the files hold it);
 - ``one_shot``: the same request led by one worked example in that format, on a story of neither set; for a
-  multi-step set the example has as many operations as its hardest problems (:data:`SET_PROMPTS`). SmolLM2-135M
+  multi-step set the example has as many operations as its hardest problems (:data:`SET_PROMPTS`), and for
+  ``multi45`` it is a story of the row's own family with the row's own number of operations (the row's
+  ``example``, written by the generator). SmolLM2-135M
   writes "The answer is N" with the letter itself after the shipped instruction (37 of 256 held-out easy
   solutions); ``scripts/math_prompt_pilot.py`` compared the two on training problems only.
 
@@ -55,12 +58,18 @@ SET_PROMPTS = {
         "her brother. How many shells does she have now?\nSolution:\n2 * 5 = 10\n9 + 10 = 19\n19 - 4 = 15\n"
         "The answer is 15.\n\nProblem: {story}\nSolution:"
     ),
+    # the worked example is the row's own (``example``: a story of its family with as many operations)
+    ("multi45", "one_shot"): (
+        "Solve the problem step by step, one calculation per line, then write 'The answer is' and the number.\n\n"
+        "Example:\n{example}\n\nProblem: {story}\nSolution:"
+    ),
 }
 #: the files of each problem set, by split
 SETS = {
     "easy": "easy_problems_{split}.jsonl",
     "grade": "word_problems_{split}.jsonl",
     "multi23": "multi23_problems_{split}.jsonl",
+    "multi45": "multi45_problems_{split}.jsonl",
 }
 
 
@@ -74,7 +83,7 @@ class WordProblemsParams(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    problem_set: Literal["easy", "grade", "multi23"] = Field(
+    problem_set: Literal["easy", "grade", "multi23", "multi45"] = Field(
         "easy", description="which of the project's problem sets"
     )
     prompt: Literal["shipped", "one_shot"] = Field("one_shot", description="the user turn's form (PROMPTS)")
@@ -103,7 +112,13 @@ class WordProblemsTask:
         self.params = params or WordProblemsParams()
 
     def _row(self, source: dict[str, Any]) -> dict[str, Any]:
-        content = prompt_template(self.params.problem_set, self.params.prompt).format(story=story(source))
+        template = prompt_template(self.params.problem_set, self.params.prompt)
+        if "{example}" in template and not source.get("example"):
+            raise ValueError(
+                f"word-problems: row {source.get('id')!r} of the {self.params.problem_set!r} set has no worked "
+                "example, which its one-shot prompt shows; make the set again with scripts/make_word_problems.py"
+            )
+        content = template.format(story=story(source), example=source.get("example", ""))
         return {
             "prompt": [{"role": "user", "content": content}],
             "id": source["id"],

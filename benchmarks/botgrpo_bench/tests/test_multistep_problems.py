@@ -108,12 +108,12 @@ def test_line_verdicts_take_the_worst_span_of_a_line() -> None:
     assert truth.line_verdicts(text, spans) == {0: 1, 1: -1, 2: 0}
 
 
-@pytest.mark.parametrize("level", ["multi23"])
+@pytest.mark.parametrize("level", ["multi23", "multi45"])
 def test_the_shipped_multi_sets_are_the_generators(level: str) -> None:
     import json
 
-    templates, stem = make.LEVELS[level]
-    rows = make.make(make.PER_TEMPLATE[level], 0, templates)
+    _, stem = make.LEVELS[level]
+    rows = make.level_rows(level)
     data = ROOT / "benchmarks/botgrpo_bench/botgrpo_bench/data"
     for split in ("train", "heldout"):
         expected = "".join(json.dumps(r) + "\n" for r in rows if r["split"] == split)
@@ -130,3 +130,37 @@ def test_the_task_shows_a_multi_step_example() -> None:
     content = row["prompt"][0]["content"]
     assert "2 * 5 = 10\n9 + 10 = 19\n19 - 4 = 15\nThe answer is 15." in content
     assert row["answer"] == load_problems("multi23", "heldout")[0]["answer"]
+
+
+def test_a_multi45_row_shows_a_worked_example_of_its_own_family_and_operations() -> None:
+    """The multi45 prompt's example is a story of the row's family with the row's number of operations (the
+    variant m45-addsub-matched measured on training problems); its lines are true and it is not the row's story."""
+    from botgrpo_bench.word_problems import WordProblemsParams, WordProblemsTask, load_problems, story
+
+    start = _script("multistep_start")
+    task = WordProblemsTask(WordProblemsParams(problem_set="multi45", prompt="one_shot"))
+    rows = task.eval_rows(128)
+    shipped = load_problems("multi45", "heldout")
+    numbers = make.MULTI["multi45"][1]
+    assert {(r["template"], r["steps"]) for r in rows} == {
+        (f, k) for f in ("inventory", "shop", "relations", "days") for k in (4, 5)
+    }
+    for row, source in zip(rows, shipped, strict=True):
+        want = start.matched_prompt(make, row["template"], row["steps"], numbers).format(story=story(source))
+        assert row["prompt"][0]["content"] == want
+        example = source["example"]
+        lines = example.split("Solution:\n", 1)[1].splitlines()
+        assert len(lines) == row["steps"] + 1 and all(truth.label_line(x)[0] == 1 for x in lines[:-1])
+        assert story(source) not in example
+
+
+def test_a_row_without_the_example_its_prompt_shows_is_refused() -> None:
+    from botgrpo_bench.word_problems import WordProblemsParams, WordProblemsTask, load_problems
+
+    task = WordProblemsTask(WordProblemsParams(problem_set="multi45", prompt="one_shot"))
+    row = dict(load_problems("multi45", "train")[0])
+    del row["example"]
+    with pytest.raises(ValueError, match="no worked example.*make_word_problems.py"):
+        task._row(row)
+    shipped = WordProblemsTask(WordProblemsParams(problem_set="multi45", prompt="shipped"))
+    assert "Example" not in shipped._row(row)["prompt"][0]["content"]  # the shipped instruction needs none
