@@ -54,13 +54,14 @@ def _tokenizer():
     return load_tokenizer("tiny", texts)
 
 
-def _cut(best: str | None = "3 + 4 = 7", cap: int = 120) -> Cut:
+def _cut(best: str | None = "3 + 4 = 7", cap: int = 120, truncated: bool = False) -> Cut:
     tok = _tokenizer()
     return Cut(
         lambda t: list(tok.encode(t, add_special_tokens=False)),
         lambda ids: tok.decode(ids, skip_special_tokens=True),
         cap,
         best,
+        truncated,
     )
 
 
@@ -91,6 +92,10 @@ def test_variants_that_do_not_apply_say_so() -> None:
     one_line = "The answer is 7."
     assert VARIANTS["first_line"][1](one_line, cut) is None  # nothing to drop
     assert VARIANTS["bare_answer"][1](one_line, cut) is None
+    # the cap cut the honest completion after its answer: the bare line is the stop a run should learn
+    ran_on = HONEST + "\nProblem: a bat and a ball cost"
+    assert VARIANTS["bare_answer"][1](ran_on, _cut(truncated=True)) is None
+    assert VARIANTS["bare_answer"][1](ran_on, _cut()) == ("The answer is 7.", False)
     assert VARIANTS["span_to_cap"][1](HONEST, cut) is None  # no paid span
     assert VARIANTS["span_repeated"][1](HONEST, cut) is None
     # stopping after the answer is not stopping early
@@ -113,6 +118,15 @@ def test_a_mixture_that_pays_for_repeats_fails_on_them(tmp_path, plugin_manager)
     assert by["span_repeated"].outranks == 2 and by["span_repeated"] in report.failed
     assert by["empty"].outranks == 0 and by["bare_answer"].outranks == 0  # the outcome wins those
     assert report.estimator == "bot" and report.aggregation == "sequence"
+
+
+def test_a_row_the_cap_cut_has_no_bare_answer(tmp_path, plugin_manager) -> None:
+    """An honest completion the cap cut (flagged, or longer than the cap) stated its answer and ran on: its bare
+    answer line is the stop a run should learn, so it is not built; the other rows' still are."""
+    ran_on = {**ROWS[0], "completion": HONEST + "\n" + "Problem: 5 + 2 = 7 and so on " * 40}
+    report = probe_rows(_config(tmp_path, OUTCOME_ONLY), [ran_on, ROWS[1]], tokenizer=_tokenizer())
+    by = {v.name: v for v in report.variants}
+    assert by["bare_answer"].rows == 1 and by["empty"].rows == 2
 
 
 def test_the_outcome_alone_cannot_be_gamed_by_any_variant(tmp_path, plugin_manager) -> None:

@@ -61,6 +61,7 @@ class Cut:
     decode: Callable[[list[int]], str]
     cap: int  # training.max_new_tokens
     best_span: str | None  # the text of the honest completion's highest-valued local span (weight x value)
+    truncated: bool = False  # the length cap cut the honest completion
 
     def to_cap(self, head: str, unit: str) -> tuple[str, bool] | None:
         """``head`` then ``unit`` repeated until the length cap, cut there (truncated); None if nothing repeats."""
@@ -158,7 +159,11 @@ def _lines_twice(text: str, cut: Cut) -> tuple[str, bool] | None:
 def _bare_answer(text: str, cut: Cut) -> tuple[str, bool] | None:
     """Only the line that states the answer: the last that starts so (the one an answer signal reads); none
     where no line states an answer (a task's own variants give its bare answers: the React tasks' trivial
-    pages)."""
+    pages), and none where the cap cut the honest completion: it stated its answer and ran on, so the bare
+    line is the stop after the answer that a run should learn (as :func:`_says_less` keeps it out), not a
+    shorter answer."""
+    if cut.truncated:
+        return None
     lines = _lines(text)
     stated = [line for line in lines if ANSWER_START.search(line)]
     return (stated[-1].strip(), False) if stated and len(lines) > 1 else None
@@ -344,7 +349,7 @@ def probe_rows(
             )
             group_rows, group_ids, token_ids, keys = [], [], [], []
             for k, row in enumerate(batch):
-                cut = Cut(encode, decode, cap, _best_span(first, k))
+                cut = Cut(encode, decode, cap, _best_span(first, k), truncated=bool(row["truncated"]))
                 built: dict[str, tuple[str, bool]] = {}
                 for n in names:
                     made = VARIANTS[n][1](first.samples[k].completion, cut)
