@@ -42,7 +42,9 @@ RESULTS = ROOT / "benchmarks/results"
 LINES = RESULTS / "multistep_lines.jsonl"
 HAND = RESULTS / "multistep_lines_hand.json"
 PRECISION = RESULTS / "multistep_steps_precision.json"
-DRAWS = "multi23=m23-small-train32x8,multi45=m45-addsub-matched-train16x8"
+DRAWS = (
+    "multi23=m23-small-train32x8,multi45=m45-addsub-matched-train16x8,multi45=m45-addsub-matched-train32x8"
+)
 
 _MARKER = re.compile(r"^\s*(?:[-*•]\s+|\(?\d+[.)]\s+(?=\S*\d))")  # "- ", "* ", "1. " (a number must follow)
 _UNITS = re.compile(r"^(?P<claim>.*=\s*[-−]?\$?\d[\d,]*(?:\.\d+)?)\s*(?:[A-Za-z][A-Za-z ]*)?$")

@@ -1,6 +1,6 @@
 """Honest rows for ``botgrpo probe`` from SmolLM2-135M-Instruct's own committed answers (no model is run).
 
-    python scripts/probe_honest_rows.py      # writes benchmarks/probe/*.jsonl (three sets)
+    python scripts/probe_honest_rows.py      # writes benchmarks/probe/*.jsonl (one file per set below)
 
 - ``math-easy-smollm2.jsonl``: the 256 answers of ``benchmarks/results/math_start_easy_one_shot.samples.jsonl``
   (64 held-out easy word problems x 4, one-shot prompt, temperature 0.7, <= 256 tokens; right and wrong, 14 cut by
@@ -10,6 +10,8 @@
 - ``multi23-smollm2.jsonl``: the 256 answers of ``benchmarks/results/multistep_samples/multi23-heldout128x2.jsonl``
   (issue 57's multi-step level: 128 held-out problems of the ``multi23`` set x 2, its one-shot prompt with a worked
   example of three operations, temperature 0.7, <= 256 tokens), with the task's prompt and ``answer`` field.
+- ``multi45-smollm2.jsonl``: the same for issue 57's second level, ``multi45`` (four or five operations, each
+  row's one-shot prompt with a worked example of its own family and operation count).
 - ``competition-written.jsonl``: no model wrote these: the sympy plugin's competition-style solutions (its corpus,
   dev split, written here), each clean one and its step twins (one line wrong), for the AIME recipes.
 
@@ -42,12 +44,13 @@ def math_rows() -> list[dict]:
     return out
 
 
-def multi23_rows() -> list[dict]:
+def multistep_rows(problem_set: str) -> list[dict]:
+    """A multi-step set's held-out start answers (``<set>-heldout128x2.jsonl``) with the task's rows."""
     from botgrpo_bench.word_problems import WordProblemsParams, WordProblemsTask
 
-    task = WordProblemsTask(WordProblemsParams(problem_set="multi23", prompt="one_shot"))
+    task = WordProblemsTask(WordProblemsParams(problem_set=problem_set, prompt="one_shot"))
     rows = {r["id"]: r for r in task.eval_rows(128)}
-    samples = RESULTS / "multistep_samples" / "multi23-heldout128x2.jsonl"
+    samples = RESULTS / "multistep_samples" / f"{problem_set}-heldout128x2.jsonl"
     out = []
     for line in samples.read_text().splitlines():
         s = json.loads(line)
@@ -106,7 +109,8 @@ def main() -> None:
     OUT.mkdir(parents=True, exist_ok=True)
     sets = (
         ("math-easy-smollm2", math_rows()),
-        ("multi23-smollm2", multi23_rows()),
+        ("multi23-smollm2", multistep_rows("multi23")),
+        ("multi45-smollm2", multistep_rows("multi45")),
         ("react-requests-smollm2", react_rows()),
         ("competition-written", competition_rows()),
     )
