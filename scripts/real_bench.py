@@ -6,10 +6,10 @@ benchmarks/bench_real.yaml (:data:`ORDER`), ``--bench multistep`` issue 57's ben
     nohup .venv-vllm/bin/python scripts/real_bench.py > runs/real_bench.log 2>&1 &
     nohup .venv-vllm/bin/python scripts/real_bench.py --bench multistep > runs/multistep_bench.log 2>&1 &
 
-Issues 57 and 58 now (multi23's paired seeds, then the React level, then multi23's controls)::
+Issues 57 and 58 now (multi23's paired seeds, the React level, multi23's controls, then the 4-5 operation level)::
 
     nohup .venv-vllm/bin/python scripts/real_bench.py --bench multistep-headline --bench react-checks \
-        --bench multistep > runs/bench.log 2>&1 &
+        --bench multistep --bench multistep45 > runs/bench.log 2>&1 &
 
 Each command (:data:`ORDER`, widened run by run) adds runs to its folder (``runs/bench/real-<folder>``, a
 level's own name unless the entry names another: one level's runs may be split over folders, e.g. the methods
@@ -101,6 +101,13 @@ MULTISTEP_ORDER: list[tuple[Any, ...]] = [
 #: they run changes, decided before any control or React run)
 MULTISTEP_HEADLINE: list[tuple[Any, ...]] = MULTISTEP_ORDER[:2]
 
+#: issue 57's second level (benchmarks/bench_multistep45.yaml's header, fixed with its settings before any run):
+#: after multi23's controls, the pilot on seed 100 (excluded from the headline), then the eight paired seeds
+MULTISTEP45_ORDER: list[tuple[Any, ...]] = [
+    ("multi45-pilot", ["bot-grpo"], [100]),
+    ("multi45", ["bot-grpo", "grpo"], [0, 1, 2, 3, 4, 5, 6, 7]),
+]
+
 #: issue 58's order (benchmarks/bench_react_checks.yaml's header, fixed with its settings before any run): after
 #: issue 57's level multi23 (``--bench multistep --bench react-checks``), the pilot on seed 100, then seeds 0-5
 REACT_CHECKS_ORDER: list[tuple[Any, ...]] = [
@@ -113,6 +120,7 @@ BENCHES: dict[str, tuple[str, str, str]] = {
     "real": (BENCH, "ORDER", "issue 37"),
     "multistep": ("benchmarks/bench_multistep.yaml", "MULTISTEP_ORDER", "issue 57"),
     "multistep-headline": ("benchmarks/bench_multistep.yaml", "MULTISTEP_HEADLINE", "issue 57"),
+    "multistep45": ("benchmarks/bench_multistep45.yaml", "MULTISTEP45_ORDER", "issue 57"),
     "react-checks": ("benchmarks/bench_react_checks.yaml", "REACT_CHECKS_ORDER", "issue 58"),
 }
 

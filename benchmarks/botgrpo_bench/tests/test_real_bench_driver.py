@@ -266,7 +266,9 @@ def test_each_bench_runs_its_own_file_and_order(
     assert all(" bench benchmarks/bench_real.yaml " in line for line in capsys.readouterr().out.splitlines())
 
 
-@pytest.mark.parametrize("bench_file", ["bench_multistep.yaml", "bench_react_checks.yaml"])
+@pytest.mark.parametrize(
+    "bench_file", ["bench_multistep.yaml", "bench_multistep45.yaml", "bench_react_checks.yaml"]
+)
 def test_the_study_benches_plan_valid_run_files(bench_file: str, tmp_path: Path) -> None:
     """Every level of the issue 57 and 58 benches, both methods, gives a run file ``botgrpo train`` accepts
     (plugins, params and the dominance check), so a settings commit cannot hold a level that fails at its start."""
@@ -295,8 +297,8 @@ def test_the_react_level_runs_between_multi23s_headline_and_its_controls(
     driver: Any, monkeypatch: pytest.MonkeyPatch, capsys: Any
 ) -> None:
     """This round's command: multi23's pilot and paired seeds, the React level, then ``--bench multistep`` again,
-    whose pilot and paired commands are the headline's (each says done once committed) and whose controls come
-    last."""
+    whose pilot and paired commands are the headline's (each says done once committed) and whose controls follow,
+    then the 4-5 operation level's pilot and paired seeds."""
     argv = [
         "real_bench.py",
         "--bench",
@@ -305,6 +307,8 @@ def test_the_react_level_runs_between_multi23s_headline_and_its_controls(
         "react-checks",
         "--bench",
         "multistep",
+        "--bench",
+        "multistep45",
     ]
     monkeypatch.setattr("sys.argv", [*argv, "--dry-run"])
     assert driver.main() == 0
@@ -315,11 +319,14 @@ def test_the_react_level_runs_between_multi23s_headline_and_its_controls(
         len(levels) - 1 - levels[::-1].index("react-checks"),
     )
     assert set(levels[:first_react]) == {"multi23-pilot", "multi23"}
-    assert set(levels[last_react + 1 :]) == {"multi23-pilot", "multi23", "multi23-shuffled"}
+    pure = max(i for i, line in enumerate(lines) if "methods=[pure]" in line)
+    assert set(levels[last_react + 1 : pure + 1]) == {"multi23-pilot", "multi23", "multi23-shuffled"}
     assert (
         lines[:first_react] == lines[last_react + 1 : last_react + 1 + first_react]
     )  # the same commands again
-    assert "seeds=[0, 1, 2, 3]" in lines[-1] and "methods=[pure]" in lines[-1]
+    assert "seeds=[0, 1, 2, 3]" in lines[pure]
+    assert all(" bench benchmarks/bench_multistep45.yaml " in line for line in lines[pure + 1 :])
+    assert "include=[multi45-pilot]" in lines[pure + 1] and "seeds=[0, 1, 2, 3, 4, 5, 6, 7]" in lines[-1]
 
 
 def test_a_runs_records_go_in_with_the_pages_written_from_them(driver: Any, tmp_path: Path) -> None:
