@@ -314,8 +314,8 @@ TOY_REACT = (
     "regimes-react-cold-tuned-ablations-s12",
 )
 
-#: issue 57's level multi23 (benchmarks/bench_multistep.yaml): the headline and its two controls
-MULTI23 = (
+#: issue 57's levels (benchmarks/bench_multistep.yaml, bench_multistep45.yaml): multi23, its two controls, multi45
+MULTISTEP = (
     Comparison(
         "Level multi23 (2-3 operations)",
         "real-multi23",
@@ -343,6 +343,15 @@ MULTI23 = (
         cand="pure",
         ref="bot-grpo",
         ref_folder="real-multi23",
+    ),
+    Comparison(
+        "Level multi45 (4-5 operations)",
+        "real-multi45",
+        planned=8,
+        smallest=0.03,
+        metric="held-out answer accuracy",
+        figure=True,
+        finals=(("sampled/refuted_rate", "refuted-line rate"), ("sampled/length", "mean length (tokens)")),
     ),
 )
 
@@ -411,18 +420,26 @@ STUDIES: tuple[Study, ...] = (
         slug="real-multistep",
         title="The real model: multi-step word problems (the powered study)",
         short="real model: multi-step",
-        task="word problems of 2-3 operations (`multi23` set, one-shot); outcome: `sympy.answer`, local: "
-        "`sympy.steps` with the repaired defaults",
+        task="word problems of 2-3 operations (`multi23` set) and 4-5 (`multi45`), one-shot; outcome: "
+        "`sympy.answer`, local: `sympy.steps` with the repaired defaults",
         model=REAL,
-        seeds="8 paired planned (BoT-GRPO, GRPO); 4 each for the controls (shuffled spans, PURE)",
-        statistic_label="held-out accuracy averaged over steps 5-15, BoT-GRPO - GRPO, paired by seed",
-        statistic=MULTI23[0].statistic,
+        seeds="8 paired planned per level (BoT-GRPO, GRPO); 4 each for multi23's controls (shuffled spans, "
+        "PURE)",
+        statistic_label="multi23: held-out accuracy averaged over steps 5-15, BoT-GRPO - GRPO, paired by seed",
+        statistic=MULTISTEP[0].statistic,
         headline="running: settings and statistic fixed before any run",
         verdict="Running: settings, seeds and the primary statistic fixed before any run (3105118); the pilot "
         "(an excluded seed) did not diverge",
-        reports=("real-multi23-pilot", "real-multi23", "real-multi23-shuffled", "real-multi23-pure"),
+        reports=(
+            "real-multi23-pilot",
+            "real-multi23",
+            "real-multi23-shuffled",
+            "real-multi23-pure",
+            "real-multi45-pilot",
+            "real-multi45",
+        ),
         figure="results/real-multi23/paired.png",
-        comparisons=MULTI23,
+        comparisons=MULTISTEP,
     ),
     Study(
         slug="real-react-checks",
