@@ -405,9 +405,10 @@ STUDIES: tuple[Study, ...] = (
         seeds="3 paired (BoT-GRPO, GRPO); 1 (DAPO)",
         statistic_label="GRPO / BoT-GRPO steps to 30% held-out answer accuracy, seed means",
         statistic=runs_ratio("real-math-lr2e-4"),
-        headline="not reproduced: GRPO first on 2 of 3 seeds",
-        verdict="Not reproduced: GRPO first on 2 of 3 seeds, DAPO (1 seed) fastest of all; BoT-GRPO's run-ons "
-        "exposed a hole in `sympy.steps` (fixed by a param)",
+        headline="not resolved: GRPO first on 2 of 3 seeds; BoT-GRPO's run-ons gamed the step signal",
+        verdict="Not resolved: GRPO first on 2 of 3 seeds of one-operation problems, DAPO (1 seed) fastest of all; "
+        "BoT-GRPO's run-ons were verified lines said again, a hole in `sympy.steps` that a param did not close and "
+        "issue 56 did",
         figure="results/real-math-lr2e-4/curves_math-lr2e-4.png",
         reports=(
             "real-math-lr5e-5",
