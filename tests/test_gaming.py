@@ -4,13 +4,17 @@ tiny run that logs ``gaming/*`` and, under ``training.gaming_monitor: stop``, en
 from __future__ import annotations
 
 import gzip
+import itertools
 import json
+import random
 from pathlib import Path
 
 import pytest
+import torch
 from train_fixtures import arith_plugin, build_trainer, parse, run_dict  # noqa: F401  (a fixture)
 
-from botgrpo_core.engine.gaming import RULES, GamingMonitor, Rule, repeats, replay
+from botgrpo_core.engine.gaming import RULES, GamingMonitor, Rule, coin_p, gaming_metrics, repeats, replay
+from botgrpo_core.rewards.mixture import MixtureOutput, SignalOutcome
 
 RESULTS = Path(__file__).resolve().parents[1] / "docs" / "results"
 
@@ -82,13 +86,91 @@ def test_a_streak_must_be_unbroken() -> None:
     assert replay(rows) == []
 
 
-def test_signal_rules_name_the_signal() -> None:
-    rows = [
-        {"kind": "train", "step": s, "gaming/sympy.steps/against_outcome_frac": 0.1 if s < 6 else 0.8}
-        for s in range(1, 12)
+def _batch(outcome: list[float], local_mean: list[float]) -> MixtureOutput:
+    """A real :class:`MixtureOutput` of one local signal, two tokens a rollout, its value ``local_mean`` on both."""
+    B = len(outcome)
+    mask = torch.ones(B, 2, dtype=torch.bool)
+    values = torch.tensor(local_mean, dtype=torch.float32)[:, None].expand(B, 2).clone()  # (B, T)
+    steps = SignalOutcome("steps", "local", 1.0, [[]] * B, values, [False] * B)
+    return MixtureOutput(
+        token_rewards=values.clone(),
+        mask=mask,
+        valid=torch.ones(B, dtype=torch.bool),
+        outcome=torch.tensor(outcome),
+        local=values.clone(),
+        signals={"steps": steps},
+        metrics={},
+        signal_table=torch.zeros(B, 0, dtype=torch.float64),
+        scorer_metrics={},
+    )
+
+
+def test_against_outcome_counts_only_groups_with_outcome_spread() -> None:
+    batch = _batch(
+        # group 0: the best rollout has the lowest local mean (against); group 1: the highest (with);
+        # group 2: every outcome equal (no spread, not counted)
+        outcome=[1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.5, 0.5, 0.5, 0.5],
+        local_mean=[-1.0, 0.5, 0.5, 0.5, 1.0, -0.5, -0.5, -0.5, 1.0, -1.0, 0.0, 0.0],
+    )
+    out = gaming_metrics(["a"] * 12, [False] * 12, batch, group_size=4)
+    assert out["gaming/steps/against_outcome_frac"] == 0.5
+    assert out["gaming/steps/outcome_spread_groups"] == 2.0
+
+
+def _against_rows(shares: list[float], groups: list[int]) -> list[dict]:
+    return [
+        {
+            "kind": "train",
+            "step": step,
+            "gaming/sympy.steps/against_outcome_frac": share,
+            "gaming/sympy.steps/outcome_spread_groups": float(n),
+        }
+        for step, (share, n) in enumerate(zip(shares, groups, strict=True), start=1)
     ]
+
+
+def test_signal_rules_name_the_signal_and_pool_the_last_steps_groups() -> None:
+    rows = _against_rows([0.0] * 5 + [1.0] * 6, [4] * 11)
     (only,) = replay(rows)
-    assert only.cause == "local against outcome" and "sympy.steps" in only.message
+    # steps 6-8 pooled: 12 of 12 groups against (p = 1/4096); step 7's window (8 of 12, p = 0.19) does not fire
+    assert (only.cause, only.step) == ("local against outcome", 8)
+    assert "sympy.steps" in only.message and "12 of 12 groups" in only.message
+
+
+def test_coin_p_is_the_binomial_tail_by_enumeration() -> None:
+    for n in range(0, 9):
+        tosses = list(itertools.product((0, 1), repeat=n))
+        for hits in range(0, n + 1):
+            tail = sum(sum(t) >= hits for t in tosses) / len(tosses)
+            assert coin_p(hits, n) == pytest.approx(tail, abs=1e-12)
+
+
+def _simulated_firing(rules: tuple[Rule, ...], p_against: float, runs: int = 400) -> float:
+    """Share of simulated 15-step runs that warn: 1-4 groups with outcome spread per step (what the multi23
+    level's BoT-GRPO runs had at 4 prompts a step), each against the outcome with probability ``p_against``."""
+    rng = random.Random(0)
+    fired = 0
+    for _ in range(runs):
+        groups = [rng.randint(1, 4) for _ in range(15)]
+        shares = [sum(rng.random() < p_against for _ in range(n)) / n for n in groups]
+        fired += bool(replay(_against_rows(shares, groups), rules=rules))
+    return fired / runs
+
+
+def test_local_against_outcome_stays_silent_on_a_coin_and_fires_on_a_signal_that_pulls_against() -> None:
+    rule = next(r for r in RULES if r.cause == "local against outcome")
+    # the per-step rule it replaced (a share >= 0.5 three steps running) warned on chance: in 3 of 5 real runs
+    per_step = Rule("per-step", "gaming/*/against_outcome_frac", lambda v, b: v >= 0.5, "{value}", "")
+    assert _simulated_firing((per_step,), 0.5) > 0.5
+    assert _simulated_firing((rule,), 0.5) < 0.10
+    assert _simulated_firing((rule,), 0.9) > 0.8
+
+
+def test_runs_logged_without_the_group_count_get_no_against_outcome_warning() -> None:
+    rows = [
+        {"kind": "train", "step": s, "gaming/sympy.steps/against_outcome_frac": 1.0} for s in range(1, 20)
+    ]
+    assert replay(rows) == []
 
 
 def test_repeats_sees_lines_and_loops_not_short_lines() -> None:
@@ -118,3 +200,4 @@ def test_a_tiny_run_logs_gaming_metrics_and_stops_when_asked(tmp_path, arith_plu
     logged = [h for h in trainer.state.log_history if "loss" in h]
     assert 0.0 <= logged[0]["gaming/cut_frac"] <= 1.0 and logged[0]["gaming/length_mean"] > 0
     assert "gaming/test_arith.steps/uncovered_frac" in logged[0]
+    assert logged[0]["gaming/test_arith.steps/outcome_spread_groups"] >= 0

@@ -10,15 +10,20 @@ per generation batch, what such runs change (this process's rollouts):
 - ``gaming/<signal>/uncovered_frac``: per local signal, the share of tokens none of its spans covers;
 - ``gaming/<signal>/against_outcome_frac``: per local signal, among groups whose outcome has spread, the share
   where the rollouts of the best outcome have a lower mean of that signal than the rest: the local signal
-  pulls against the outcome there;
+  pulls against the outcome there; ``gaming/<signal>/outcome_spread_groups``: how many groups that share is of;
 - the monitor also reads ``reward/outcome_mean - success_rate`` where the task defines success: an outcome
   reward that rises while the task's success does not pays a shortcut.
 
 :class:`GamingMonitor` reads the logged metrics step by step (live in the trainer, or replayed from a run's
 ``metrics.jsonl``: :func:`replay`) and warns once per cause when a rule (:data:`RULES`) holds for
 ``patience`` steps in a row, naming the likely cause and the setting that usually fixes it. Thresholds compare a
-step with the mean of the run's first ``baseline_steps`` steps. It warns, never stops, unless
-``training.gaming_monitor: stop`` (then the run ends at that step boundary, its outputs written).
+step with the mean of the run's first ``baseline_steps`` steps. "Local against outcome" is a test instead: a step
+has few groups with outcome spread (often 1-4), and a signal that knows nothing of the outcome puts the best
+rollouts below the rest in half of them, so a share of 0.5 three steps running is what chance gives
+(docs/gaming.md has the rates). The monitor pools the groups of the last ``patience`` steps, and the rule holds
+when at least :data:`MIN_POOLED_GROUPS` of them give a fair coin's one-sided binomial p below :data:`AGAINST_P`.
+It warns, never stops, unless ``training.gaming_monitor: stop`` (then the run ends at that step boundary, its
+outputs written).
 """
 
 from __future__ import annotations
@@ -37,6 +42,9 @@ BASELINE_STEPS = 3
 #: A line shorter than this (characters, spaces removed) and without "=" is not counted as a repeat ("}", "</div>").
 MIN_REPEAT_LINE = 8
 _WORD = re.compile(r"\S+")
+#: "Local against outcome": the fewest pooled groups with outcome spread it judges, and its one-sided p.
+MIN_POOLED_GROUPS = 8
+AGAINST_P = 0.01
 
 
 # --- per-batch metrics -------------------------------------------------------------------------------------------
@@ -97,7 +105,15 @@ def gaming_metrics(
             if float(s[best].mean()) < float(s[~best].mean()) - 1e-9:
                 against += 1
         out[f"gaming/{name}/against_outcome_frac"] = against / spread if spread else 0.0
+        out[f"gaming/{name}/outcome_spread_groups"] = float(spread)
     return out
+
+
+def coin_p(hits: int, n: int) -> float:
+    """One-sided binomial p of at least ``hits`` heads in ``n`` tosses of a fair coin."""
+    import math
+
+    return sum(math.comb(n, k) for k in range(hits, n + 1)) / 2**n
 
 
 # --- rules and the monitor -----------------------------------------------------------------------------------------
@@ -111,6 +127,7 @@ class Rule:
     says: str  # what happened, with {value}, {baseline}, {signal}
     fix: str  # the setting that usually fixes it
     fallback: str | None = None  # an older metric with the same meaning (replaying earlier runs)
+    pooled: bool = False  # the metric already pools the last ``patience`` steps: fire the first step it holds
 
 
 def _rel(floor: float, rise: float) -> Callable[[float, float | None], bool]:
@@ -155,11 +172,13 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "local against outcome",
-        "gaming/*/against_outcome_frac",
-        lambda v, b: v >= 0.5,
-        "{signal} ranks the best-outcome rollouts below the rest in {value:.0%} of groups with outcome spread",
+        "gaming/*/against_outcome_p",  # derived by the monitor from the two metrics below (module docstring)
+        lambda v, b: v < AGAINST_P,
+        "{signal} ranked the best-outcome rollouts below the rest in {against} of {groups} groups with outcome "
+        "spread over the last {steps} steps (a coin does that with p = {value:.4f})",
         "{signal} pays what the outcome does not: measure its precision on the model's text (`botgrpo score`), "
         "lower rewards.beta or its weight",
+        pooled=True,
     ),
     Rule(
         "reward without success",
@@ -204,6 +223,34 @@ class GamingMonitor:
     _streak: dict[str, int] = field(default_factory=dict)
     _fired: set[str] = field(default_factory=set)
     _last_step: int = -1
+    #: ``gaming/<signal>`` -> ``(against, groups)`` of each of the last ``patience`` steps
+    _against: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
+    #: ``gaming/<signal>/against_outcome_p`` -> its pooled counts, for the warning's message
+    _details: dict[str, dict[str, int]] = field(default_factory=dict)
+
+    def _pool_against(self, logs: Mapping[str, Any]) -> dict[str, float]:
+        """``gaming/<signal>/against_outcome_p`` of the last ``patience`` steps' pooled groups, where they number
+        at least :data:`MIN_POOLED_GROUPS` (runs logged before ``outcome_spread_groups`` existed get none)."""
+        derived = {}
+        for key, share in logs.items():
+            if not key.endswith("/against_outcome_frac"):
+                continue
+            head = key[: -len("/against_outcome_frac")]
+            groups = logs.get(f"{head}/outcome_spread_groups")
+            if not isinstance(share, (int, float)) or not isinstance(groups, (int, float)):
+                continue
+            window = self._against.setdefault(head, [])
+            window.append((round(float(share) * float(groups)), round(float(groups))))
+            del window[: -self.patience]
+            against, n = sum(a for a, _ in window), sum(g for _, g in window)
+            if n >= MIN_POOLED_GROUPS:
+                derived[f"{head}/against_outcome_p"] = coin_p(against, n)
+                self._details[f"{head}/against_outcome_p"] = {
+                    "against": against,
+                    "groups": n,
+                    "steps": len(window),
+                }
+        return derived
 
     def _metrics_of(self, rule: Rule, logs: Mapping[str, Any]) -> list[tuple[str, str, float]]:
         """``(key, signal, value)`` of each metric the rule reads in ``logs`` (its fallback where absent)."""
@@ -227,24 +274,27 @@ class GamingMonitor:
         outcome, success = logs.get("reward/outcome_mean"), logs.get("success_rate")
         if isinstance(outcome, (int, float)) and isinstance(success, (int, float)):
             logs = {**logs, "gaming/outcome_over_success": float(outcome) - float(success)}
+        logs = {**logs, **self._pool_against(logs)}
         fired = []
         for rule in self.rules:
             for key, signal, value in self._metrics_of(rule, logs):
                 history = self._history.setdefault(key, [])
                 history.append(value)
-                if len(history) <= self.baseline_steps:
+                if len(history) <= self.baseline_steps and not rule.pooled:
                     continue
                 base = history[: self.baseline_steps]
                 baseline = sum(base) / len(base) if base else None
                 self._streak[key] = self._streak.get(key, 0) + 1 if rule.holds(value, baseline) else 0
-                if self._streak[key] < self.patience or key in self._fired:
+                if self._streak[key] < (1 if rule.pooled else self.patience) or key in self._fired:
                     continue
                 self._fired.add(key)
-                says = rule.says.format(value=value, baseline=baseline or 0.0, signal=signal)
+                details = self._details.get(key, {})
+                says = rule.says.format(value=value, baseline=baseline or 0.0, signal=signal, **details)
                 fix = rule.fix.format(signal=signal)
+                held = "" if rule.pooled else f", for {self.patience} steps in a row"
                 message = (
-                    f"warning: the reward may be gamed ({rule.cause}) at step {step}, for {self.patience} steps in a "
-                    f"row: {says}. Likely fix: {fix} (docs/gaming.md)"
+                    f"warning: the reward may be gamed ({rule.cause}) at step {step}{held}: {says}. "
+                    f"Likely fix: {fix} (docs/gaming.md)"
                 )
                 fired.append(GamingWarning(step, rule.cause, key, message))
         self.warnings.extend(fired)
