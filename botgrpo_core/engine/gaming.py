@@ -28,6 +28,7 @@ outputs written).
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -111,8 +112,6 @@ def gaming_metrics(
 
 def coin_p(hits: int, n: int) -> float:
     """One-sided binomial p of at least ``hits`` heads in ``n`` tosses of a fair coin."""
-    import math
-
     return sum(math.comb(n, k) for k in range(hits, n + 1)) / 2**n
 
 
@@ -225,8 +224,6 @@ class GamingMonitor:
     _last_step: int = -1
     #: ``gaming/<signal>`` -> ``(against, groups)`` of each of the last ``patience`` steps
     _against: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
-    #: ``gaming/<signal>/against_outcome_p`` -> its pooled counts, for the warning's message
-    _details: dict[str, dict[str, int]] = field(default_factory=dict)
 
     def _pool_against(self, logs: Mapping[str, Any]) -> dict[str, float]:
         """``gaming/<signal>/against_outcome_p`` of the last ``patience`` steps' pooled groups, where they number
@@ -245,12 +242,18 @@ class GamingMonitor:
             against, n = sum(a for a, _ in window), sum(g for _, g in window)
             if n >= MIN_POOLED_GROUPS:
                 derived[f"{head}/against_outcome_p"] = coin_p(against, n)
-                self._details[f"{head}/against_outcome_p"] = {
-                    "against": against,
-                    "groups": n,
-                    "steps": len(window),
-                }
         return derived
+
+    def _pooled_counts(self, key: str) -> dict[str, int]:
+        """The counts behind a pooled ``.../against_outcome_p`` (for its warning's message); ``{}`` for others."""
+        window = self._against.get(key.removesuffix("/against_outcome_p"))
+        if not key.endswith("/against_outcome_p") or not window:
+            return {}
+        return {
+            "against": sum(a for a, _ in window),
+            "groups": sum(g for _, g in window),
+            "steps": len(window),
+        }
 
     def _metrics_of(self, rule: Rule, logs: Mapping[str, Any]) -> list[tuple[str, str, float]]:
         """``(key, signal, value)`` of each metric the rule reads in ``logs`` (its fallback where absent)."""
@@ -288,8 +291,9 @@ class GamingMonitor:
                 if self._streak[key] < (1 if rule.pooled else self.patience) or key in self._fired:
                     continue
                 self._fired.add(key)
-                details = self._details.get(key, {})
-                says = rule.says.format(value=value, baseline=baseline or 0.0, signal=signal, **details)
+                says = rule.says.format(
+                    value=value, baseline=baseline or 0.0, signal=signal, **self._pooled_counts(key)
+                )
                 fix = rule.fix.format(signal=signal)
                 held = "" if rule.pooled else f", for {self.patience} steps in a row"
                 message = (
