@@ -464,11 +464,12 @@ def _commands(dry_run: bool, stop: _Stop, bench_name: str = "real") -> int:
         if stop.signum is not None:
             stop.wait_group(STOP_GRACE_S)  # the runs finish their step and save; the bench itself is gone
         stop.group = None
-        last = f"{methods[-1]} seed {seeds[-1]}"
+        # the command's plan, not what finished: a stopped command's last runs are interrupted records
+        plan = f"{', '.join(methods)} x seeds [{', '.join(map(str, seeds))}]"
         saved = commit(
             record_and_pages(folder),
-            f"{issue} real-model bench, {folder}: records after {last} (botgrpo bench exit {code}; "
-            "scripts/real_bench.py)",
+            f"{issue} real-model bench, {folder}: records as the command for {plan} ended (botgrpo bench exit "
+            f"{code}; scripts/real_bench.py)",
         )
         if stop.signum is not None:
             name = signal.Signals(stop.signum).name

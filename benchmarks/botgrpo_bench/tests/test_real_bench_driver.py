@@ -168,7 +168,7 @@ def test_a_run_finished_midway_through_a_command_is_committed_before_the_command
     monkeypatch.setattr(sys, "argv", ["real_bench.py"])
     assert driver.main() == 0
     assert any("records after bot-grpo seed 0 (finished; the command goes on" in m for m in commits)
-    assert "botgrpo bench exit 0" in commits[-1]
+    assert "records as the command for bot-grpo x seeds [0] ended (botgrpo bench exit 0" in commits[-1]
     assert driver.committed("react-tuned") == {("bot-grpo", 0)}
 
 
